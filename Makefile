@@ -1,0 +1,41 @@
+# Two commands matter: `make preview` (the offline preview of the reference stack) and
+# `make test` (lint + the whole suite). Both create or refresh the locked environment.
+SHELL := /bin/bash
+UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
+RUN := $(UV) run --locked
+
+.PHONY: env preview test lint format bench check cost clean
+
+env: .venv/.aistack-synced
+
+.venv/.aistack-synced: pyproject.toml uv.lock
+	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
+	$(UV) sync --locked
+	@touch $@
+
+preview: env
+	$(RUN) aistack preview .
+
+check: env
+	$(RUN) aistack check .
+
+cost: env
+	$(RUN) aistack cost .
+
+lint: env
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+format: env
+	$(RUN) ruff check --fix .
+	$(RUN) ruff format .
+
+test: lint
+	$(RUN) pytest
+
+bench: env
+	$(RUN) python benchmarks/preview_bench.py
+	$(RUN) python benchmarks/gateway_bench.py
+
+clean:
+	rm -rf .venv .ruff_cache .pytest_cache

@@ -1,0 +1,267 @@
+"""`aistack`: preview, check and cost a stack offline; browse the GPU catalog.
+
+Every command runs the stack program under the simulated cloud (nothing is deployed, no
+credentials are needed). Errors print as one message and exit 2; `check` exits 1 when a
+mandatory rule fails.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.tree import Tree
+
+from aistack.errors import AistackError
+
+app = typer.Typer(
+    help="Preview, check and cost aistack stacks offline, and browse the GPU catalog.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+catalog_app = typer.Typer(help="GPU offers per cloud and region.", no_args_is_help=True)
+app.add_typer(catalog_app, name="catalog")
+
+console = Console(width=140)
+
+
+class PreviewFormat(str, Enum):
+    text = "text"
+    json = "json"
+    mermaid = "mermaid"
+
+
+class CheckFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+class CostFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+DirArg = Annotated[Path, typer.Argument(help="Pulumi project directory (holds Pulumi.yaml).")]
+StackOpt = Annotated[str, typer.Option("--stack", "-s", help="Stack whose config to use.")]
+
+
+def _fail(error: Exception) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+    return typer.Exit(2)
+
+
+def _run(directory: Path, stack: str):
+    from aistack import engine
+
+    return engine.run_project(directory, stack=stack)
+
+
+@app.command()
+def preview(
+    directory: DirArg = Path("."),
+    stack: StackOpt = "dev",
+    format: Annotated[PreviewFormat, typer.Option("--format", "-f")] = PreviewFormat.text,  # noqa: A002
+) -> None:
+    """Show what the stack would create, its checklist score and its monthly cost."""
+    from aistack import cost, policy, report
+
+    try:
+        graph = _run(directory, stack)
+        if format is PreviewFormat.mermaid:
+            typer.echo(report.mermaid(graph), nl=False)
+            return
+        findings = policy.evaluate(graph)
+        estimate = cost.estimate(graph)
+    except AistackError as error:
+        raise _fail(error) from None
+    if format is PreviewFormat.json:
+        typer.echo(json.dumps(report.preview_json(graph, findings, estimate), indent=2))
+        return
+    console.print(
+        f"[bold]aistack preview[/] project [cyan]{graph.project}[/] stack [cyan]{graph.stack}[/]"
+        " (simulated cloud: nothing is deployed)"
+    )
+    console.print(_tree(graph))
+    counts: dict[str, int] = {}
+    for resource in graph.resources:
+        counts[resource.type] = counts.get(resource.type, 0) + 1
+    components = sum(1 for r in graph.resources if r.type.startswith("aistack:"))
+    console.print(
+        f"\n[bold]{len(graph.resources)}[/] resources ({components} aistack components, "
+        f"{len(counts)} types)"
+    )
+    _print_checklist_summary(findings)
+    _print_cost(estimate)
+    if graph.stack_outputs:
+        console.print("\n[bold]Stack outputs[/]")
+        for key, value in graph.stack_outputs.items():
+            text = value if isinstance(value, str) else json.dumps(value)
+            console.print(f"  {key}: {text}", highlight=False, soft_wrap=True)
+
+
+def _tree(graph) -> Tree:
+    from aistack import report
+
+    root = Tree(f"[bold]{graph.project}-{graph.stack}[/]")
+    nodes = {graph.root_urn: root}
+    for resource in graph.resources:
+        parent_node = nodes.get(resource.parent or graph.root_urn, root)
+        style = "bold magenta" if resource.type.startswith("aistack:") else "green"
+        flags = " [yellow](protected)[/]" if resource.protect or resource.retain_on_delete else ""
+        settings = report.key_settings(resource)
+        label = f"[{style}]{resource.name}[/] [dim]{resource.type}[/]{flags}"
+        if settings:
+            label += f"  [dim]{settings}[/]"
+        nodes[resource.urn] = parent_node.add(label, highlight=False)
+    return root
+
+
+def _print_checklist_summary(findings) -> None:
+    good, total = findings.score()
+    items = findings.items()
+    failing = [item for item in items if item.state == "failing"]
+    console.print(
+        f"\n[bold]Checklist[/] {good}/{total} items passing or documented; "
+        f"{len(failing)} failing"
+    )
+    for item in failing:
+        for finding in item.findings:
+            if finding.failed:
+                console.print(
+                    f"  [red]✗ {item.id}[/] {finding.rule_id} {finding.resource_name}: "
+                    f"{finding.message} [dim]Fix: {finding.fix}[/]",
+                    highlight=False,
+                )
+    others = [i.id for i in items if i.state in ("no-rule", "not-applicable")]
+    if others:
+        console.print(f"  [dim]not covered by this stack: {', '.join(others)}[/]")
+
+
+def _print_cost(estimate) -> None:
+    table = Table(title="Monthly cost (USD) for the stated workload", title_justify="left")
+    table.add_column("component")
+    table.add_column("aistack", justify="right")
+    table.add_column("naive baseline", justify="right")
+    for component, (ours, naive) in sorted(estimate.by_component().items()):
+        table.add_row(component, f"{ours:,.2f}", f"{naive:,.2f}")
+    table.add_row("[bold]total[/]", f"[bold]{estimate.total:,.2f}[/]",
+                  f"[bold]{estimate.naive_total:,.2f}[/]")
+    console.print()
+    console.print(table)
+    if estimate.total:
+        console.print(f"Naive baseline costs {estimate.ratio}x aistack's estimate.")
+
+
+@app.command()
+def check(
+    directory: DirArg = Path("."),
+    stack: StackOpt = "dev",
+    format: Annotated[CheckFormat, typer.Option("--format", "-f")] = CheckFormat.text,  # noqa: A002
+) -> None:
+    """Evaluate every checklist rule; exit 1 on any mandatory violation."""
+    from aistack import policy, report
+
+    try:
+        findings = policy.evaluate(_run(directory, stack))
+    except AistackError as error:
+        raise _fail(error) from None
+    if format is CheckFormat.json:
+        typer.echo(json.dumps(report.checklist_json(findings), indent=2))
+    elif format is CheckFormat.markdown:
+        typer.echo(report.checklist_markdown(findings), nl=False)
+    else:
+        table = Table("ID", "item", "state", "rules", "detail")
+        for item in findings.items():
+            failures = [f for f in item.findings if f.failed]
+            detail = "\n".join(
+                f"{f.resource_name}: {f.message} Fix: {f.fix}" for f in failures
+            ) or item.note
+            colour = {"passing": "green", "failing": "red"}.get(item.state, "dim")
+            table.add_row(item.id, item.title, f"[{colour}]{item.state}[/]",
+                          "\n".join(item.rules), detail)
+        console.print(table)
+        good, total = findings.score()
+        console.print(f"{good}/{total} items passing or documented")
+    if findings.mandatory_violations:
+        raise typer.Exit(1)
+
+
+@app.command()
+def cost(
+    directory: DirArg = Path("."),
+    stack: StackOpt = "dev",
+    format: Annotated[CostFormat, typer.Option("--format", "-f")] = CostFormat.text,  # noqa: A002
+) -> None:
+    """Monthly cost per component against a naive baseline doing the same work."""
+    from aistack import cost as cost_model
+
+    try:
+        estimate = cost_model.estimate(_run(directory, stack))
+    except AistackError as error:
+        raise _fail(error) from None
+    if format is CostFormat.json:
+        typer.echo(json.dumps(estimate.as_dict(), indent=2))
+        return
+    console.print(f"Workload: {estimate.profile.model_dump()}", highlight=False)
+    table = Table("component", "resource", "aistack", "naive", "basis")
+    for item in estimate.items:
+        table.add_row(item.component, item.resource, f"{item.monthly_usd:,.2f}",
+                      f"{item.naive_monthly_usd:,.2f}", item.basis)
+    console.print(table)
+    _print_cost(estimate)
+
+
+@catalog_app.command("gpus")
+def catalog_gpus(
+    gpu: Annotated[str | None, typer.Option(help="GPU model, e.g. H100.")] = None,
+    cloud: Annotated[str | None, typer.Option(help="aws or gcp.")] = None,
+) -> None:
+    """Instance types with GPUs, their shape and cheapest listed price."""
+    from aistack import catalog
+
+    table = Table("type", "cloud", "GPUs", "GPU mem (GB)", "vCPUs", "mem (GiB)", "NVMe",
+                  "from $/h", "regions")
+    for offer in catalog.instance_types(cloud, gpu=gpu):
+        cheapest = min(offer.prices.values())
+        table.add_row(
+            offer.name, offer.cloud, f"{offer.gpu_count} x {offer.gpu_model}",
+            str(offer.total_gpu_memory_gb), str(offer.vcpus), str(offer.memory_gib),
+            f"{offer.nvme_disks} x {offer.nvme_disk_gb} GB" if offer.nvme_disks else "-",
+            f"{cheapest:,.2f}", str(len(offer.regions)),
+        )
+    console.print(table)
+
+
+@catalog_app.command("regions")
+def catalog_regions(
+    gpu: Annotated[str, typer.Option(help="GPU model, e.g. H100.")],
+    cloud: Annotated[str, typer.Option(help="aws or gcp.")] = "aws",
+    count: Annotated[int, typer.Option(help="GPUs per node.")] = 1,
+    allowed: Annotated[list[str] | None, typer.Option(help="Allowed region (repeat).")] = None,
+) -> None:
+    """Rank regions for a GPU by availability, residency and price (checklist C2)."""
+    from aistack import catalog
+
+    try:
+        choice = catalog.choose_region(gpu, allowed_regions=allowed, cloud=cloud,
+                                       gpu_count=count)
+    except AistackError as error:
+        raise _fail(error) from None
+    table = Table("rank", "region", "instance type", "$/GPU-hour", "why")
+    for rank, candidate in enumerate(choice.candidates, start=1):
+        table.add_row(str(rank), candidate.region, candidate.instance_type,
+                      f"{candidate.price_per_gpu_hour:,.2f}", candidate.reason)
+    console.print(table)
+    for region, why in choice.rejected:
+        console.print(f"  [dim]{region}: {why}[/]")
+    console.print(f"Chosen: [bold]{choice.region}[/] ({choice.instance_type})")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

@@ -1,0 +1,1 @@
+"""One module per checklist rule; each registers itself with `aistack.policy.rule`."""

@@ -1,0 +1,131 @@
+"""Renderings of a stack run for people and machines: the tree, findings, cost, Mermaid."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aistack.cost import CostReport
+from aistack.engine.graph import Resource, StackGraph
+from aistack.policy import Report
+
+__all__ = ["key_settings", "mermaid", "preview_json", "checklist_markdown", "checklist_json"]
+
+# Inputs worth a glance per type; anything else falls back to the first few scalars.
+_KEY_INPUTS: dict[str, tuple[str, ...]] = {
+    "pulumi:providers:aws": ("region",),
+    "aws:s3/bucket:Bucket": ("bucket", "region", "forceDestroy"),
+    "aws:s3/bucketVersioning:BucketVersioning": ("versioningConfiguration",),
+    "aws:ec2/launchTemplate:LaunchTemplate": ("instanceType", "imageId", "metadataOptions"),
+    "aws:batch/computeEnvironment:ComputeEnvironment": ("type", "computeResources"),
+    "aws:autoscaling/group:Group": ("minSize", "maxSize", "desiredCapacity"),
+    "aws:budgets/budget:Budget": ("budgetType", "limitAmount", "timeUnit"),
+    "aws:cloudwatch/logGroup:LogGroup": ("retentionInDays", "kmsKeyId"),
+    "aws:cloudwatch/metricAlarm:MetricAlarm": ("metricName", "threshold", "comparisonOperator"),
+}
+_SKIP = {"tags", "tagsAll", "policy", "assumeRolePolicy", "userData", "dashboardBody", "code"}
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def key_settings(resource: Resource, limit: int = 4) -> str:
+    keys = _KEY_INPUTS.get(resource.type)
+    if keys is None:
+        keys = tuple(
+            key
+            for key, value in resource.inputs.items()
+            if key not in _SKIP and isinstance(value, str | int | float | bool)
+        )[:limit]
+    parts = [f"{key}={_short(resource.inputs[key])}" for key in keys if key in resource.inputs]
+    return " ".join(parts)
+
+
+def preview_json(
+    graph: StackGraph, report: Report | None, cost: CostReport | None
+) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "project": graph.project,
+        "stack": graph.stack,
+        "resources": [
+            {
+                "type": r.type,
+                "name": r.name,
+                "urn": r.urn,
+                "parent": r.parent,
+                "dependencies": list(r.dependencies),
+                "protect": r.protect,
+                "retain_on_delete": r.retain_on_delete,
+                "inputs": r.inputs,
+                "outputs": r.outputs,
+            }
+            for r in graph.resources
+        ],
+        "stack_outputs": graph.stack_outputs,
+    }
+    if report is not None:
+        document["checklist"] = checklist_json(report)
+    if cost is not None:
+        document["cost"] = cost.as_dict()
+    return document
+
+
+def checklist_json(report: Report) -> dict[str, Any]:
+    good, total = report.score()
+    return {
+        "score": {"passing": good, "total": total},
+        "mandatory_violations": len(report.mandatory_violations),
+        "items": [
+            {
+                "id": item.id,
+                "title": item.title,
+                "state": item.state,
+                "rules": list(item.rules),
+                "note": item.note,
+                "findings": [f.__dict__ for f in item.findings if f.status != "not-applicable"],
+            }
+            for item in report.items()
+        ],
+    }
+
+
+def checklist_markdown(report: Report) -> str:
+    good, total = report.score()
+    lines = [
+        f"### aistack checklist: {good}/{total} items passing or documented",
+        "",
+        "| ID | Item | State | Rules | Detail |",
+        "|---|---|---|---|---|",
+    ]
+    for item in report.items():
+        failures = [f for f in item.findings if f.failed]
+        detail = "; ".join(f"`{f.resource_name}`: {f.message} Fix: {f.fix}" for f in failures)
+        detail = detail or item.note
+        icon = {"passing": "✅", "failing": "❌", "documented-only": "📄"}.get(item.state, "➖")
+        lines.append(
+            f"| {item.id} | {item.title} | {icon} {item.state} | "
+            f"{', '.join(item.rules) or '-'} | {detail.replace('|', '/')} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def mermaid(graph: StackGraph) -> str:
+    """The component tree (aistack components and their direct children) as Mermaid."""
+    ids = {r.urn: f"n{index}" for index, r in enumerate(graph.resources)}
+    lines = ["graph TD", f'    root["{graph.project}-{graph.stack}"]']
+    for resource in graph.resources:
+        parent = graph.parent_of(resource)
+        if resource.type.startswith("aistack:"):
+            label = f"{resource.name}<br/><i>{resource.type.rsplit(':', 1)[-1]}</i>"
+        elif parent is not None and parent.type.startswith("aistack:"):
+            label = f"{resource.name}<br/><small>{resource.type.split(':')[-1]}</small>"
+        elif parent is None and not resource.type.startswith("pulumi:providers:"):
+            label = f"{resource.name}<br/><small>{resource.type.split(':')[-1]}</small>"
+        else:
+            continue
+        lines.append(f'    {ids[resource.urn]}["{label}"]')
+        source = ids.get(parent.urn, "root") if parent is not None else "root"
+        lines.append(f"    {source} --> {ids[resource.urn]}")
+    return "\n".join(lines) + "\n"
