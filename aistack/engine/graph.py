@@ -107,9 +107,9 @@ class StackGraph:
         return chain
 
     def component_of(self, resource: Resource) -> Resource | None:
-        """The nearest enclosing aistack component, if any."""
+        """The nearest enclosing component resource (aistack's or the team's), if any."""
         for ancestor in self.ancestors(resource):
-            if ancestor.type.startswith("aistack:"):
+            if ancestor.is_component:
                 return ancestor
         return None
 
