@@ -8,7 +8,7 @@ mandatory rule fails.
 from __future__ import annotations
 
 import json
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -30,19 +30,19 @@ app.add_typer(catalog_app, name="catalog")
 console = Console(width=140)
 
 
-class PreviewFormat(str, Enum):
+class PreviewFormat(StrEnum):
     text = "text"
     json = "json"
     mermaid = "mermaid"
 
 
-class CheckFormat(str, Enum):
+class CheckFormat(StrEnum):
     text = "text"
     json = "json"
     markdown = "markdown"
 
 
-class CostFormat(str, Enum):
+class CostFormat(StrEnum):
     text = "text"
     json = "json"
 
@@ -109,16 +109,20 @@ def _tree(graph) -> Tree:
     from aistack import report
 
     root = Tree(f"[bold]{graph.project}-{graph.stack}[/]")
-    nodes = {graph.root_urn: root}
-    for resource in graph.resources:
-        parent_node = nodes.get(resource.parent or graph.root_urn, root)
-        style = "bold magenta" if resource.type.startswith("aistack:") else "green"
-        flags = " [yellow](protected)[/]" if resource.protect or resource.retain_on_delete else ""
-        settings = report.key_settings(resource)
-        label = f"[{style}]{resource.name}[/] [dim]{resource.type}[/]{flags}"
-        if settings:
-            label += f"  [dim]{settings}[/]"
-        nodes[resource.urn] = parent_node.add(label, highlight=False)
+
+    def add(node: Tree, resources) -> None:
+        # Registration order depends on thread timing; sort siblings so output is stable.
+        for resource in sorted(resources, key=lambda r: (not r.is_component, r.type, r.name)):
+            style = "bold magenta" if resource.type.startswith("aistack:") else "green"
+            kept = resource.protect or resource.retain_on_delete
+            flags = " [yellow](retained)[/]" if kept else ""
+            settings = report.key_settings(resource)
+            label = f"[{style}]{resource.name}[/] [dim]{resource.type}[/]{flags}"
+            if settings:
+                label += f"  [dim]{settings}[/]"
+            add(node.add(label, highlight=False), graph.children(resource))
+
+    add(root, graph.roots())
     return root
 
 
@@ -127,8 +131,7 @@ def _print_checklist_summary(findings) -> None:
     items = findings.items()
     failing = [item for item in items if item.state == "failing"]
     console.print(
-        f"\n[bold]Checklist[/] {good}/{total} items passing or documented; "
-        f"{len(failing)} failing"
+        f"\n[bold]Checklist[/] {good}/{total} items passing or documented; {len(failing)} failing"
     )
     for item in failing:
         for finding in item.findings:
@@ -150,8 +153,9 @@ def _print_cost(estimate) -> None:
     table.add_column("naive baseline", justify="right")
     for component, (ours, naive) in sorted(estimate.by_component().items()):
         table.add_row(component, f"{ours:,.2f}", f"{naive:,.2f}")
-    table.add_row("[bold]total[/]", f"[bold]{estimate.total:,.2f}[/]",
-                  f"[bold]{estimate.naive_total:,.2f}[/]")
+    table.add_row(
+        "[bold]total[/]", f"[bold]{estimate.total:,.2f}[/]", f"[bold]{estimate.naive_total:,.2f}[/]"
+    )
     console.print()
     console.print(table)
     if estimate.total:
@@ -179,12 +183,14 @@ def check(
         table = Table("ID", "item", "state", "rules", "detail")
         for item in findings.items():
             failures = [f for f in item.findings if f.failed]
-            detail = "\n".join(
-                f"{f.resource_name}: {f.message} Fix: {f.fix}" for f in failures
-            ) or item.note
+            detail = (
+                "\n".join(f"{f.resource_name}: {f.message} Fix: {f.fix}" for f in failures)
+                or item.note
+            )
             colour = {"passing": "green", "failing": "red"}.get(item.state, "dim")
-            table.add_row(item.id, item.title, f"[{colour}]{item.state}[/]",
-                          "\n".join(item.rules), detail)
+            table.add_row(
+                item.id, item.title, f"[{colour}]{item.state}[/]", "\n".join(item.rules), detail
+            )
         console.print(table)
         good, total = findings.score()
         console.print(f"{good}/{total} items passing or documented")
@@ -211,8 +217,13 @@ def cost(
     console.print(f"Workload: {estimate.profile.model_dump()}", highlight=False)
     table = Table("component", "resource", "aistack", "naive", "basis")
     for item in estimate.items:
-        table.add_row(item.component, item.resource, f"{item.monthly_usd:,.2f}",
-                      f"{item.naive_monthly_usd:,.2f}", item.basis)
+        table.add_row(
+            item.component,
+            item.resource,
+            f"{item.monthly_usd:,.2f}",
+            f"{item.naive_monthly_usd:,.2f}",
+            item.basis,
+        )
     console.print(table)
     _print_cost(estimate)
 
@@ -225,15 +236,21 @@ def catalog_gpus(
     """Instance types with GPUs, their shape and cheapest listed price."""
     from aistack import catalog
 
-    table = Table("type", "cloud", "GPUs", "GPU mem (GB)", "vCPUs", "mem (GiB)", "NVMe",
-                  "from $/h", "regions")
+    table = Table(
+        "type", "cloud", "GPUs", "GPU mem (GB)", "vCPUs", "mem (GiB)", "NVMe", "from $/h", "regions"
+    )
     for offer in catalog.instance_types(cloud, gpu=gpu):
-        cheapest = min(offer.prices.values())
+        cheapest = min(price.usd_per_hour for price in offer.prices.values())
         table.add_row(
-            offer.name, offer.cloud, f"{offer.gpu_count} x {offer.gpu_model}",
-            str(offer.total_gpu_memory_gb), str(offer.vcpus), str(offer.memory_gib),
+            offer.name,
+            offer.cloud,
+            f"{offer.gpu_count} x {offer.gpu_model}",
+            str(offer.total_gpu_memory_gb),
+            str(offer.vcpus),
+            str(offer.memory_gib),
             f"{offer.nvme_disks} x {offer.nvme_disk_gb} GB" if offer.nvme_disks else "-",
-            f"{cheapest:,.2f}", str(len(offer.regions)),
+            f"{cheapest:,.2f}",
+            str(len(offer.regions)),
         )
     console.print(table)
 
@@ -249,18 +266,22 @@ def catalog_regions(
     from aistack import catalog
 
     try:
-        choice = catalog.choose_region(gpu, allowed_regions=allowed, cloud=cloud,
-                                       gpu_count=count)
+        choice = catalog.choose_region(gpu, allowed_regions=allowed, cloud=cloud, gpu_count=count)
     except AistackError as error:
         raise _fail(error) from None
     table = Table("rank", "region", "instance type", "$/GPU-hour", "why")
     for rank, candidate in enumerate(choice.candidates, start=1):
-        table.add_row(str(rank), candidate.region, candidate.instance_type,
-                      f"{candidate.price_per_gpu_hour:,.2f}", candidate.reason)
+        table.add_row(
+            str(rank),
+            candidate.region,
+            candidate.instance_type,
+            f"{candidate.price_per_gpu_hour:,.2f}",
+            candidate.reason,
+        )
     console.print(table)
-    for region, why in choice.rejected:
-        console.print(f"  [dim]{region}: {why}[/]")
-    console.print(f"Chosen: [bold]{choice.region}[/] ({choice.instance_type})")
+    for rejected in choice.rejected:
+        console.print(f"  [dim]{rejected.region}: {rejected.reason}[/]")
+    console.print(f"Chosen: [bold]{choice.region}[/] ({choice.instance_type.name})")
 
 
 def main() -> None:  # pragma: no cover - console entry point

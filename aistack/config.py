@@ -17,6 +17,7 @@ from pydantic.alias_generators import to_camel
 from aistack.errors import ConfigError, Problem
 
 __all__ = [
+    "ALLOWED_REGIONS_TAG",
     "AistackModel",
     "DataClassification",
     "Environment",
@@ -34,6 +35,8 @@ DataClassification = Literal["public", "internal", "confidential", "restricted"]
 STACK_TAG = "aistack:stack"
 #: What a resource is for (`training`, `inference`, ...); the kill switch stops `training` only.
 WORKLOAD_TAG = "aistack:workload"
+#: Where data may live (C4), carried on every resource so a rule can check it in place.
+ALLOWED_REGIONS_TAG = "aistack:allowed-regions"
 
 M = TypeVar("M", bound="AistackModel")
 
@@ -160,6 +163,7 @@ class Governance(AistackModel):
             "aistack:cost-center": self.cost_center,
             "aistack:environment": self.environment,
             "aistack:data-classification": self.data_classification,
+            ALLOWED_REGIONS_TAG: " ".join(self.allowed_regions),
             "aistack:third-party-services": " ".join(s.name for s in self.third_party_services)
             or "none",
         }

@@ -112,20 +112,30 @@ def checklist_markdown(report: Report) -> str:
 
 
 def mermaid(graph: StackGraph) -> str:
-    """The component tree (aistack components and their direct children) as Mermaid."""
-    ids = {r.urn: f"n{index}" for index, r in enumerate(graph.resources)}
+    """The component tree as Mermaid: aistack components and the resources directly under
+    them (their inner details would drown the picture)."""
     lines = ["graph TD", f'    root["{graph.project}-{graph.stack}"]']
-    for resource in graph.resources:
-        parent = graph.parent_of(resource)
-        if resource.type.startswith("aistack:"):
-            label = f"{resource.name}<br/><i>{resource.type.rsplit(':', 1)[-1]}</i>"
-        elif parent is not None and parent.type.startswith("aistack:"):
-            label = f"{resource.name}<br/><small>{resource.type.split(':')[-1]}</small>"
-        elif parent is None and not resource.type.startswith("pulumi:providers:"):
-            label = f"{resource.name}<br/><small>{resource.type.split(':')[-1]}</small>"
-        else:
-            continue
-        lines.append(f'    {ids[resource.urn]}["{label}"]')
-        source = ids.get(parent.urn, "root") if parent is not None else "root"
-        lines.append(f"    {source} --> {ids[resource.urn]}")
+    counter = 0
+
+    def visit(resources: list[Resource], parent_id: str, parent_is_component: bool) -> None:
+        nonlocal counter
+        for resource in sorted(resources, key=lambda r: (not r.is_component, r.type, r.name)):
+            is_component = resource.type.startswith("aistack:")
+            if resource.type.startswith("pulumi:providers:"):
+                continue
+            if not (is_component or parent_is_component or parent_id == "root"):
+                continue
+            counter += 1
+            node_id = f"n{counter}"
+            kind = resource.type.rsplit(":", 1)[-1]
+            label = (
+                f"<b>{resource.name}</b><br/>{kind}"
+                if is_component
+                else f"{resource.name}<br/><small>{kind}</small>"
+            )
+            lines.append(f'    {node_id}["{label}"]')
+            lines.append(f"    {parent_id} --> {node_id}")
+            visit(graph.children(resource), node_id, is_component)
+
+    visit(graph.roots(), "root", False)
     return "\n".join(lines) + "\n"

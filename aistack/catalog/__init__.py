@@ -49,11 +49,13 @@ __all__ = [
     "RejectedRegion",
     "catalog_info",
     "choose_region",
+    "find",
     "get",
     "gpu_models",
     "gpu_quota",
     "instance_types",
     "price_sources",
+    "region_zones",
     "regions_offering",
     "spot_fraction",
     "vcpu_quota",
@@ -409,6 +411,23 @@ def _parse_gpu(gpu: str, cloud: Cloud | None, field_name: str = "gpu") -> tuple[
 
 def _gpu_matches(t: InstanceType, model: str, memory: int | None) -> bool:
     return t.gpu_model.lower() == model.lower() and (memory is None or t.gpu_memory_gb == memory)
+
+
+def find(cloud: Cloud, name: str) -> InstanceType | None:
+    """The entry for `name` on `cloud`, or None: for callers that answer 'not offered'
+    rather than raise (the simulated cloud's offerings look-up)."""
+    return _load(cloud).types.get(name.strip().lower())
+
+
+def region_zones(cloud: Cloud, region: str) -> tuple[str, ...]:
+    """Every zone of `region` that offers at least one catalogued GPU type, sorted."""
+    zones = {
+        zone
+        for t in _load(cloud).types.values()
+        if t.offered_in(region)
+        for zone in t.zones(region)
+    }
+    return tuple(sorted(zones))
 
 
 def instance_types(

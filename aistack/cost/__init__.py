@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -112,7 +113,6 @@ class CostReport:
 
 Estimator = Callable[[Resource, StackGraph, WorkloadProfile], tuple[float, float, str] | None]
 _ESTIMATORS: dict[str, Estimator] = {}
-_ESTIMATOR_MODULES = ("aistack.cost.aws",)
 
 
 def estimator(*tokens: str) -> Callable[[Estimator], Estimator]:
@@ -132,8 +132,10 @@ def profile_from_config(graph: StackGraph) -> WorkloadProfile:
 
 
 def estimate(graph: StackGraph, profile: WorkloadProfile | None = None) -> CostReport:
-    for module in _ESTIMATOR_MODULES:
-        importlib.import_module(module)
+    from aistack.cost import estimators
+
+    for module in pkgutil.iter_modules(estimators.__path__):
+        importlib.import_module(f"{estimators.__name__}.{module.name}")
     profile = profile or profile_from_config(graph)
     items = []
     for resource in graph.resources:

@@ -1,7 +1,7 @@
 """The offline engine: run a stack program against a simulated cloud, get its graph.
 
-    graph = aistack.engine.run(program, config={"aws:region": "us-east-1"})
-    graph = aistack.engine.run_project("stacks/reference", stack="dev")
+graph = aistack.engine.run(program, config={"aws:region": "us-east-1"})
+graph = aistack.engine.run_project("stacks/reference", stack="dev")
 """
 
 from aistack.engine.cloud import SimulatedCloud, UnknownInvokeError

@@ -401,8 +401,12 @@ class SimulatedCloud(Mocks):
 
         region = self.gcp_region(args, provider)
         names = list(catalog.region_zones("gcp", region)) or [f"{region}-{s}" for s in "abc"]
-        return {"names": names, "region": region, "project": self.gcp_project(args, provider),
-                "id": region}
+        return {
+            "names": names,
+            "region": region,
+            "project": self.gcp_project(args, provider),
+            "id": region,
+        }
 
 
 _EC2_PREFIXES = {

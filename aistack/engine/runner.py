@@ -122,8 +122,14 @@ def run(
     try:
         settings.reset_options(project=project, stack=stack, preview=False)
         set_all_config(flat_config, [])
-        pulumi_mocks.set_mocks(cloud, project=project, stack=stack, preview=False,
-                               monitor=monitor, logger=_quiet_logger())
+        pulumi_mocks.set_mocks(
+            cloud,
+            project=project,
+            stack=stack,
+            preview=False,
+            monitor=monitor,
+            logger=_quiet_logger(),
+        )
         # set_mocks registers an empty root stack for unit tests; run the program in a
         # real one instead, so stack exports reach the monitor like under the CLI.
         settings.ROOT.set(None)

@@ -174,7 +174,7 @@ def test_run_project_reads_main_and_structured_stack_config(tmp_path):
     graph = engine.run_project(tmp_path, stack="prod")
     assert graph.project == "teamstack"
     assert graph.stack == "prod"
-    assert [r.name for r in graph.of_type("aws:s3/bucket:Bucket")] == ["a", "b"]
+    assert sorted(r.name for r in graph.of_type("aws:s3/bucket:Bucket")) == ["a", "b"]
     assert graph.stack_outputs == {"region": "eu-central-1"}
     assert graph.named("a").outputs["region"] == "eu-central-1"
 

@@ -1,4 +1,4 @@
-"""Cost estimators for the AWS resources aistack creates."""
+"""Cost estimators for small AWS resources every component uses: keys, alarms, dashboards."""
 
 from __future__ import annotations
 

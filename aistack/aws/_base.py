@@ -1,0 +1,53 @@
+"""What every AWS component shares: the stack tag, tagging, child options, policy JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+
+from aistack.config import WORKLOAD_TAG, Governance
+
+__all__ = ["stack_id", "tags_for", "child_opts", "policy_document", "stateful_opts"]
+
+
+def stack_id() -> str:
+    """This stack's identity in tags: budgets filter on it, the kill switch acts on it."""
+    return f"{pulumi.get_project()}-{pulumi.get_stack()}"
+
+
+def tags_for(governance: Governance, workload: str | None = None, **extra: str) -> dict[str, str]:
+    if workload:
+        extra[WORKLOAD_TAG] = workload
+    return governance.aws_tags(stack_id(), **extra)
+
+
+def child_opts(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
+    return pulumi.ResourceOptions(parent=parent, **options)
+
+
+def stateful_opts(
+    parent: pulumi.Resource, governance: Governance, *, allow_destroy: bool, **options: Any
+) -> pulumi.ResourceOptions:
+    """Options for resources that hold data: kept on `pulumi destroy` (the data outlives the
+    stack) and, in prod, protected so even a replacement needs a deliberate unprotect."""
+    if allow_destroy:
+        return child_opts(parent, **options)
+    return child_opts(
+        parent,
+        retain_on_delete=True,
+        protect=governance.environment == "prod",
+        **options,
+    )
+
+
+def policy_document(*statements: dict[str, Any]) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
+
+
+def policy_output(*statements: Any) -> pulumi.Output[str]:
+    """A policy document whose statements may hold Outputs (ARNs not yet known)."""
+    return pulumi.Output.from_input(list(statements)).apply(
+        lambda resolved: policy_document(*resolved)
+    )

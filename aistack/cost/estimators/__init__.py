@@ -1,0 +1,1 @@
+"""Cost estimators, one module per component family; each registers with `@estimator`."""

@@ -1,0 +1,33 @@
+"""Fixtures for AWS component tests: a governance block and a one-call stack runner."""
+
+from __future__ import annotations
+
+import pytest
+
+from aistack import engine
+
+GOVERNANCE = {
+    "owner": "ml-platform",
+    "costCenter": "research-1234",
+    "environment": "dev",
+    "allowedRegions": ["us-east-1", "us-west-2"],
+    "dataClassification": "confidential",
+    "thirdPartyServices": [
+        {"name": "wandb", "purpose": "experiment tracking", "dataShared": "run metrics"}
+    ],
+}
+
+
+@pytest.fixture
+def governance() -> dict:
+    return dict(GOVERNANCE)
+
+
+@pytest.fixture
+def run():
+    """Run a program on the simulated cloud in us-east-1."""
+
+    def _run(program, **config):
+        return engine.run(program, config={"aws:region": "us-east-1", **config})
+
+    return _run
