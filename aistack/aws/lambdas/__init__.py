@@ -1,0 +1,1 @@
+"""AWS Lambda handlers that aistack components deploy; each module is shipped on its own."""

@@ -1,0 +1,667 @@
+"""The budget kill switch against moto: only this stack's training capacity goes to zero.
+
+Moto limitation met: moto's Batch `UpdateComputeEnvironment` validates the request but drops
+`computeResources` (a TODO in `moto.batch.models.BatchBackend.update_compute_environment`),
+so `maxvCpus` would never read back as 0 and the second run could not see that it has
+nothing left to do. The `aws` fixture wraps moto's own method to also store the sizes it was
+sent, and records each call so the tests can check what was sent. Everything else is moto.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+import botocore.session
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+from moto.batch.models import BatchBackend
+
+from aistack import config
+from aistack.aws.lambdas import budget_guard
+from aistack.aws.lambdas.budget_guard import (
+    DISCOVERY_ACTIONS,
+    MUTATING_ACTIONS,
+    PREVIOUS_SIZE_TAG,
+    REQUIRED_ACTIONS,
+    STACK_TAG,
+    WORKLOAD_TAG,
+    KillSwitchConfigError,
+    handler,
+    kill_switch,
+)
+
+REGION = "us-east-1"
+STACK = "ml-prod"
+TRAINING = {STACK_TAG: STACK, WORKLOAD_TAG: "training"}
+INFERENCE = {STACK_TAG: STACK, WORKLOAD_TAG: "inference"}
+OTHER_STACK = {STACK_TAG: "ml-dev", WORKLOAD_TAG: "training"}
+
+SNS_EVENT = {
+    "Records": [
+        {
+            "EventSource": "aws:sns",
+            "EventVersion": "1.0",
+            "Sns": {
+                "Type": "Notification",
+                "Subject": "AWS Budgets: ml-prod-monthly has exceeded your alert threshold",
+                "Message": "AWS Budget Notification: actual cost is 100.0% of 5000.00 USD",
+            },
+        }
+    ]
+}
+
+
+@pytest.fixture(scope="module")
+def session() -> boto3.session.Session:
+    """One boto3 session for the module, so that service models are loaded once, not per test.
+
+    moto resets `boto3.DEFAULT_SESSION` on every `mock_aws`; the `aws` fixture installs this
+    one instead, and only while moto is active.
+    """
+    return boto3.session.Session(
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        aws_session_token="testing",
+        region_name=REGION,
+    )
+
+
+_clients: dict[str, Any] = {}
+
+
+def client(service: str) -> Any:
+    """A boto3 client for the current test (creating one costs more than most moto calls)."""
+    if service not in _clients:
+        _clients[service] = boto3.client(service)
+    return _clients[service]
+
+
+def hookable_session(shared: boto3.session.Session) -> boto3.session.Session:
+    """A session of its own for `kill_switch`, whose event hooks touch no other client."""
+    core = botocore.session.Session()
+    core.register_component("data_loader", shared._session.get_component("data_loader"))
+    return boto3.session.Session(botocore_session=core, region_name=REGION)
+
+
+@pytest.fixture
+def aws(
+    monkeypatch: pytest.MonkeyPatch, session: boto3.session.Session
+) -> Iterator[list[dict[str, Any]]]:
+    """Fake credentials, moto for every service, and the Batch resize gap filled in.
+
+    Yields the list of `computeResources` that moto's Batch was asked to apply.
+    """
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SECURITY_TOKEN"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.setenv("AWS_REGION", REGION)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.delenv("AISTACK_STACK", raising=False)
+    monkeypatch.delenv("AISTACK_DRY_RUN", raising=False)
+    # Skip loading moto's catalogue of public AMIs (most of the setup time); moto does not
+    # validate image ids by default, so any id will do.
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+
+    resized: list[dict[str, Any]] = []
+    original = BatchBackend.update_compute_environment
+
+    def update_and_resize(self: BatchBackend, **kwargs: Any) -> tuple[str, str]:
+        result = original(self, **kwargs)  # moto's checks: existence, role, state
+        resources = kwargs.get("compute_resources")
+        if resources:
+            resized.append(resources)
+            env = self.get_compute_environment(kwargs["compute_environment_name"])
+            assert env is not None
+            env.compute_resources.update(resources)
+        return result
+
+    monkeypatch.setattr(BatchBackend, "update_compute_environment", update_and_resize)
+    with mock_aws():
+        boto3.DEFAULT_SESSION = session  # moto puts the previous value back when it stops
+        _clients.clear()
+        try:
+            yield resized
+        finally:
+            _clients.clear()
+
+
+@dataclass
+class World:
+    """Names and ids of what `world` created."""
+
+    training_asg: str
+    other_stack_asg: str
+    inference_asg: str
+    training_ce: str
+    fargate_ce: str
+    untagged_ce: str
+    training_queue: str
+    untagged_queue: str
+    training_instance: str
+    untagged_instance: str
+    inference_instance: str
+    other_stack_instance: str
+
+
+def _tag_list(tags: dict[str, str]) -> list[dict[str, str]]:
+    return [{"Key": key, "Value": value} for key, value in tags.items()]
+
+
+def _asg_tags(name: str, tags: dict[str, str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "ResourceId": name,
+            "ResourceType": "auto-scaling-group",
+            "Key": key,
+            "Value": value,
+            "PropagateAtLaunch": True,
+        }
+        for key, value in tags.items()
+    ]
+
+
+@pytest.fixture
+def world(aws: list[dict[str, Any]]) -> World:
+    ec2, iam = client("ec2"), client("iam")
+    autoscaling, batch = client("autoscaling"), client("batch")
+
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.0.0/24")["Subnet"]["SubnetId"]
+    group = ec2.create_security_group(GroupName="batch", Description="batch", VpcId=vpc)
+    security_group = group["GroupId"]
+    image = "ami-12c6146b"
+
+    # Auto Scaling: training (this stack), training (another stack), inference (this stack).
+    ec2.create_launch_template(
+        LaunchTemplateName="gpu", LaunchTemplateData={"ImageId": image, "InstanceType": "t3.micro"}
+    )
+    for name, tags, (min_size, desired, max_size) in (
+        ("ml-prod-training", TRAINING, (1, 2, 4)),
+        ("ml-dev-training", OTHER_STACK, (1, 1, 3)),
+        ("ml-prod-inference", INFERENCE, (2, 2, 5)),
+    ):
+        autoscaling.create_auto_scaling_group(
+            AutoScalingGroupName=name,
+            LaunchTemplate={"LaunchTemplateName": "gpu", "Version": "$Latest"},
+            MinSize=min_size,
+            DesiredCapacity=desired,
+            MaxSize=max_size,
+            VPCZoneIdentifier=subnet,
+            Tags=_asg_tags(name, tags),
+        )
+
+    # Batch needs a service role and an instance profile for managed EC2 environments.
+    trust = json.dumps({"Version": "2012-10-17", "Statement": []})
+    service_role = iam.create_role(RoleName="batch-service", AssumeRolePolicyDocument=trust)
+    instance_role = iam.create_role(RoleName="batch-instance", AssumeRolePolicyDocument=trust)
+    profile = iam.create_instance_profile(InstanceProfileName="batch-instance")
+    iam.add_role_to_instance_profile(
+        InstanceProfileName="batch-instance", RoleName=instance_role["Role"]["RoleName"]
+    )
+    ec2_resources = {
+        "type": "EC2",
+        "instanceTypes": ["t2.micro"],
+        "instanceRole": profile["InstanceProfile"]["Arn"],
+        "subnets": [subnet],
+        "securityGroupIds": [security_group],
+    }
+    envs = {}
+    for name, tags, resources in (
+        ("ml-prod-training", TRAINING, {**ec2_resources, "minvCpus": 2, "maxvCpus": 64}),
+        ("ml-prod-fargate", TRAINING, {"type": "FARGATE", "maxvCpus": 16, "subnets": [subnet],
+                                       "securityGroupIds": [security_group]}),
+        ("untagged", {}, {**ec2_resources, "minvCpus": 0, "maxvCpus": 16}),
+    ):  # fmt: skip
+        envs[name] = batch.create_compute_environment(
+            computeEnvironmentName=name,
+            type="MANAGED",
+            state="ENABLED",
+            computeResources=resources,
+            serviceRole=service_role["Role"]["Arn"],
+            **({"tags": tags} if tags else {}),
+        )["computeEnvironmentArn"]
+    batch.create_job_queue(
+        jobQueueName="ml-prod-training",
+        state="ENABLED",
+        priority=1,
+        computeEnvironmentOrder=[
+            {"order": 1, "computeEnvironment": envs["ml-prod-training"]},
+        ],
+        tags=TRAINING,
+    )
+    batch.create_job_queue(
+        jobQueueName="untagged",
+        state="ENABLED",
+        priority=1,
+        computeEnvironmentOrder=[{"order": 1, "computeEnvironment": envs["untagged"]}],
+    )
+
+    def instance(tags: dict[str, str]) -> str:
+        spec = [{"ResourceType": "instance", "Tags": _tag_list(tags)}] if tags else []
+        return ec2.run_instances(
+            ImageId=image,
+            InstanceType="t3.micro",
+            MinCount=1,
+            MaxCount=1,
+            SubnetId=subnet,
+            TagSpecifications=spec,
+        )["Instances"][0]["InstanceId"]
+
+    return World(
+        training_asg="ml-prod-training",
+        other_stack_asg="ml-dev-training",
+        inference_asg="ml-prod-inference",
+        training_ce="ml-prod-training",
+        fargate_ce="ml-prod-fargate",
+        untagged_ce="untagged",
+        training_queue="ml-prod-training",
+        untagged_queue="untagged",
+        training_instance=instance(TRAINING),
+        untagged_instance=instance({}),
+        inference_instance=instance(INFERENCE),
+        other_stack_instance=instance(OTHER_STACK),
+    )
+
+
+# -- reading state back ----------------------------------------------------------------------
+
+
+def asg(name: str) -> dict[str, Any]:
+    groups = client("autoscaling").describe_auto_scaling_groups(AutoScalingGroupNames=[name])[
+        "AutoScalingGroups"
+    ]
+    (group,) = groups
+    return {
+        "min": group["MinSize"],
+        "desired": group["DesiredCapacity"],
+        "max": group["MaxSize"],
+        "tags": {tag["Key"]: tag["Value"] for tag in group["Tags"]},
+    }
+
+
+def asg_instances(name: str) -> list[str]:
+    (group,) = client("autoscaling").describe_auto_scaling_groups(AutoScalingGroupNames=[name])[
+        "AutoScalingGroups"
+    ]
+    return [instance["InstanceId"] for instance in group["Instances"]]
+
+
+def compute_environment(name: str) -> dict[str, Any]:
+    (env,) = client("batch").describe_compute_environments(computeEnvironments=[name])[
+        "computeEnvironments"
+    ]
+    return env
+
+
+def queue_state(name: str) -> str:
+    (queue,) = client("batch").describe_job_queues(jobQueues=[name])["jobQueues"]
+    return queue["state"]
+
+
+def instance_states(*instance_ids: str) -> dict[str, str]:
+    reservations = client("ec2").describe_instances(InstanceIds=list(instance_ids))
+    return {
+        instance["InstanceId"]: instance["State"]["Name"]
+        for reservation in reservations["Reservations"]
+        for instance in reservation["Instances"]
+    }
+
+
+def instance_state(instance_id: str) -> str:
+    return instance_states(instance_id)[instance_id]
+
+
+def snapshot(world: World) -> dict[str, Any]:
+    """Every size and state the kill switch could touch."""
+    envs = {
+        name: compute_environment(name)
+        for name in (world.training_ce, world.fargate_ce, world.untagged_ce)
+    }
+    return {
+        "asgs": {
+            name: asg(name)
+            for name in (world.training_asg, world.other_stack_asg, world.inference_asg)
+        },
+        "envs": {
+            name: (
+                env["computeResources"].get("minvCpus"),
+                env["computeResources"]["maxvCpus"],
+                env["tags"],
+            )
+            for name, env in envs.items()
+        },
+        "queues": {name: queue_state(name) for name in (world.training_queue, "untagged")},
+        "instances": instance_states(
+            world.training_instance,
+            world.untagged_instance,
+            world.inference_instance,
+            world.other_stack_instance,
+        ),
+    }
+
+
+def changed(summary: dict[str, Any]) -> list[Any]:
+    return [
+        *summary["auto_scaling_groups"],
+        *summary["batch_compute_environments"],
+        *summary["job_queues"],
+        *summary["instances"],
+    ]
+
+
+# -- tests -----------------------------------------------------------------------------------
+
+
+def test_tag_constants_mirror_aistack_config() -> None:
+    assert (STACK_TAG, WORKLOAD_TAG) == (config.STACK_TAG, config.WORKLOAD_TAG)
+
+
+def test_handler_module_imports_only_stdlib_and_boto3() -> None:
+    # The file is deployed alone as the Lambda's code: anything else would fail to import.
+    tree = ast.parse(Path(budget_guard.__file__).read_text(encoding="utf-8"))
+    imported = {
+        name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+        )
+    }
+    assert imported - sys.stdlib_module_names == {"boto3", "botocore"}
+
+
+def test_required_actions_cover_discovery_and_mutation() -> None:
+    assert REQUIRED_ACTIONS == {
+        "autoscaling": [
+            "autoscaling:DescribeAutoScalingGroups",
+            "autoscaling:CreateOrUpdateTags",
+            "autoscaling:UpdateAutoScalingGroup",
+        ],
+        "batch": [
+            "batch:DescribeComputeEnvironments",
+            "batch:DescribeJobQueues",
+            "batch:TagResource",
+            "batch:UpdateComputeEnvironment",
+            "batch:UpdateJobQueue",
+        ],
+        "ec2": ["ec2:DescribeInstances", "ec2:StopInstances"],
+    }
+    for actions in (*DISCOVERY_ACTIONS.values(), *MUTATING_ACTIONS.values()):
+        assert all(action.split(":")[1][:1].isupper() for action in actions)
+    json.dumps(REQUIRED_ACTIONS)
+
+
+def test_scales_only_this_stacks_training_capacity_to_zero(
+    aws: list[dict[str, Any]], world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", STACK)
+    before = snapshot(world)
+
+    summary = handler(SNS_EVENT, None)
+
+    json.dumps(summary)
+    after = snapshot(world)
+    # Auto Scaling: min and desired to zero, max kept, previous sizes recorded.
+    training = after["asgs"][world.training_asg]
+    assert (training["min"], training["desired"], training["max"]) == (0, 0, 4)
+    assert training["tags"][PREVIOUS_SIZE_TAG] == "min=1,desired=2"
+    assert after["asgs"][world.other_stack_asg] == before["asgs"][world.other_stack_asg]
+    assert after["asgs"][world.inference_asg] == before["asgs"][world.inference_asg]
+    other, inference = after["asgs"][world.other_stack_asg], after["asgs"][world.inference_asg]
+    assert (other["min"], other["desired"], other["max"]) == (1, 1, 3)
+    assert (inference["min"], inference["desired"], inference["max"]) == (2, 2, 5)
+    assert PREVIOUS_SIZE_TAG not in other["tags"] | inference["tags"]
+    # Batch: the EC2 environment loses min and max, Fargate only has max, desired is never
+    # sent (Batch rejects lowering it by hand).
+    assert aws == [{"minvCpus": 0, "maxvCpus": 0}, {"maxvCpus": 0}]
+    min_v, max_v, tags = after["envs"][world.training_ce]
+    assert (min_v, max_v) == (0, 0)
+    assert tags[PREVIOUS_SIZE_TAG] == "min=2,max=64"
+    assert after["envs"][world.fargate_ce][1] == 0
+    assert after["envs"][world.fargate_ce][2][PREVIOUS_SIZE_TAG] == "max=16"
+    assert after["envs"][world.untagged_ce] == before["envs"][world.untagged_ce] == (0, 16, {})
+    assert after["queues"] == {world.training_queue: "DISABLED", world.untagged_queue: "ENABLED"}
+    # EC2: the tagged standalone instance is stopped, everything else keeps running.
+    assert after["instances"] == {
+        world.training_instance: "stopped",
+        world.untagged_instance: "running",
+        world.inference_instance: "running",
+        world.other_stack_instance: "running",
+    }
+    # The summary says what changed.
+    assert summary["stack"] == STACK
+    assert summary["dry_run"] is False
+    assert summary["auto_scaling_groups"] == [
+        {"name": world.training_asg, "previous": {"min": 1, "desired": 2, "max": 4}}
+    ]
+    assert [env["name"] for env in summary["batch_compute_environments"]] == [
+        world.training_ce,
+        world.fargate_ce,
+    ]
+    assert [queue["name"] for queue in summary["job_queues"]] == [world.training_queue]
+    assert summary["instances"] == [{"id": world.training_instance, "previous_state": "running"}]
+
+
+def test_second_run_changes_nothing_and_keeps_the_previous_size_tag(
+    aws: list[dict[str, Any]], world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", STACK)
+    handler(SNS_EVENT, None)
+    after_first = snapshot(world)
+    calls_after_first = len(aws)
+
+    summary = handler(SNS_EVENT, None)
+
+    assert changed(summary) == []
+    assert snapshot(world) == after_first
+    assert len(aws) == calls_after_first  # no second UpdateComputeEnvironment
+    assert asg(world.training_asg)["tags"][PREVIOUS_SIZE_TAG] == "min=1,desired=2"
+    unchanged = {(entry["kind"], entry["id"]): entry["reason"] for entry in summary["unchanged"]}
+    assert unchanged[("auto_scaling_group", world.training_asg)].startswith("already at zero")
+    assert unchanged[("batch_compute_environment", world.training_ce)].startswith("already")
+    assert unchanged[("batch_compute_environment", world.fargate_ce)].startswith("already")
+    assert unchanged[("job_queue", world.training_queue)] == "already disabled"
+    assert unchanged[("instance", world.training_instance)] == "already stopped"
+
+
+def test_dry_run_reports_but_changes_nothing(
+    aws: list[dict[str, Any]],
+    world: World,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", STACK)
+    monkeypatch.setenv("AISTACK_DRY_RUN", "true")
+    before = snapshot(world)
+
+    with caplog.at_level(logging.INFO, logger=budget_guard.__name__):
+        summary = handler(SNS_EVENT, None)
+
+    assert snapshot(world) == before
+    assert aws == []
+    assert PREVIOUS_SIZE_TAG not in asg(world.training_asg)["tags"]
+    assert summary["dry_run"] is True
+    assert [group["name"] for group in summary["auto_scaling_groups"]] == [world.training_asg]
+    assert len(summary["batch_compute_environments"]) == 2
+    assert [queue["name"] for queue in summary["job_queues"]] == [world.training_queue]
+    assert [instance["id"] for instance in summary["instances"]] == [world.training_instance]
+    assert any("[dry run] would scale Auto Scaling group" in m for m in caplog.messages)
+    # The group's own instances carry the tags too (propagated at launch) but are the group's
+    # to stop; they are reported, not stopped one by one.
+    launched = asg_instances(world.training_asg)
+    assert len(launched) == 2
+    assert instance_states(*launched) == dict.fromkeys(launched, "running")
+    unchanged = {entry["id"]: entry["reason"] for entry in summary["unchanged"]}
+    for instance_id in launched:
+        assert unchanged[instance_id] == f"launched by Auto Scaling group {world.training_asg}"
+
+
+def test_logs_one_line_per_action_and_the_budget_message(
+    aws: list[dict[str, Any]],
+    world: World,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", STACK)
+
+    with caplog.at_level(logging.INFO, logger=budget_guard.__name__):
+        handler(SNS_EVENT, None)
+
+    messages = caplog.messages
+    notification = [m for m in messages if m.startswith("budget notification")]
+    assert len(notification) == 1
+    assert "ml-prod-monthly has exceeded" in notification[0]
+    assert "100.0% of 5000.00 USD" in notification[0]
+    assert sum(m.startswith("scale Auto Scaling group") for m in messages) == 1
+    assert sum(m.startswith("scale Batch compute environment") for m in messages) == 2
+    assert sum(m.startswith("disable Batch job queue") for m in messages) == 1
+    assert sum(m.startswith(f"stop EC2 instance {world.training_instance}") for m in messages) == 1
+
+
+@pytest.mark.parametrize("event", [{}, None, {"Records": "garbage"}, {"Records": [{"x": 1}]}])
+def test_direct_invoke_and_odd_events_work(
+    aws: list[dict[str, Any]], world: World, monkeypatch: pytest.MonkeyPatch, event: Any
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", STACK)
+
+    summary = handler(event, None)
+
+    assert [group["name"] for group in summary["auto_scaling_groups"]] == [world.training_asg]
+
+
+def test_no_tagged_resources_returns_an_empty_summary(
+    aws: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", STACK)
+
+    summary = handler(SNS_EVENT, None)
+
+    assert summary == {
+        "stack": STACK,
+        "dry_run": False,
+        "auto_scaling_groups": [],
+        "batch_compute_environments": [],
+        "job_queues": [],
+        "instances": [],
+        "unchanged": [],
+    }
+
+
+def test_another_stacks_name_touches_nothing_here(
+    aws: list[dict[str, Any]], world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", "ml-staging")
+    before = snapshot(world)
+
+    summary = handler({}, None)
+
+    assert changed(summary) == []
+    assert snapshot(world) == before
+
+
+@pytest.mark.parametrize("value", [None, "", "   "])
+def test_refuses_to_act_without_a_stack(
+    aws: list[dict[str, Any]], world: World, monkeypatch: pytest.MonkeyPatch, value: str | None
+) -> None:
+    if value is not None:
+        monkeypatch.setenv("AISTACK_STACK", value)
+    before = snapshot(world)
+
+    with pytest.raises(KillSwitchConfigError, match="AISTACK_STACK is not set"):
+        handler(SNS_EVENT, None)
+
+    assert snapshot(world) == before
+
+
+def test_refuses_an_unreadable_dry_run_flag(
+    aws: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AISTACK_STACK", STACK)
+    monkeypatch.setenv("AISTACK_DRY_RUN", "ture")
+
+    with pytest.raises(KillSwitchConfigError, match="AISTACK_DRY_RUN"):
+        handler({}, None)
+
+
+def test_resources_deleted_mid_run_are_not_errors(
+    aws: list[dict[str, Any]], world: World, session: boto3.session.Session
+) -> None:
+    session = hookable_session(session)
+
+    def delete_group(**_: Any) -> None:
+        client("autoscaling").delete_auto_scaling_group(
+            AutoScalingGroupName=world.training_asg, ForceDelete=True
+        )
+
+    def delete_queue(**_: Any) -> None:
+        batch = client("batch")
+        batch.update_job_queue(jobQueue=world.training_queue, state="DISABLED")
+        batch.delete_job_queue(jobQueue=world.training_queue)
+
+    # moto's CreateOrUpdateTags fails with a 500 on a missing group, so delete the group after
+    # the tag is written and before the resize, which is the window that matters anyway.
+    session.events.register("before-call.autoscaling.UpdateAutoScalingGroup", delete_group)
+    session.events.register("before-call.batch.UpdateJobQueue", delete_queue)
+
+    summary = kill_switch(STACK, session=session)
+
+    assert summary["auto_scaling_groups"] == []
+    assert summary["job_queues"] == []
+    unchanged = {(entry["kind"], entry["id"]): entry["reason"] for entry in summary["unchanged"]}
+    assert unchanged[("auto_scaling_group", world.training_asg)] == "no longer exists"
+    assert unchanged[("job_queue", world.training_queue)] == "no longer exists"
+    # The rest of the run went ahead.
+    assert instance_state(world.training_instance) == "stopped"
+
+
+def test_unexpected_errors_propagate_after_the_rest_is_done(
+    aws: list[dict[str, Any]], world: World, session: boto3.session.Session
+) -> None:
+    session = hookable_session(session)
+
+    def deny(**_: Any) -> None:
+        raise ClientError(
+            {"Error": {"Code": "AccessDenied", "Message": "not authorized"}}, "UpdateJobQueue"
+        )
+
+    session.events.register("before-call.batch.UpdateJobQueue", deny)
+
+    with pytest.raises(ClientError, match="AccessDenied"):
+        kill_switch(STACK, session=session)
+
+    # Everything else was still scaled down before the error was raised.
+    assert asg(world.training_asg)["desired"] == 0
+    assert compute_environment(world.training_ce)["computeResources"]["maxvCpus"] == 0
+    assert instance_state(world.training_instance) == "stopped"
+    assert queue_state(world.training_queue) == "ENABLED"
+
+
+def test_unexpected_discovery_errors_propagate(
+    aws: list[dict[str, Any]], world: World, session: boto3.session.Session
+) -> None:
+    session = hookable_session(session)
+
+    def throttle(**_: Any) -> None:
+        raise ClientError(
+            {"Error": {"Code": "Throttling", "Message": "Rate exceeded"}},
+            "DescribeAutoScalingGroups",
+        )
+
+    session.events.register("before-call.autoscaling.DescribeAutoScalingGroups", throttle)
+
+    with pytest.raises(ClientError, match="Throttling"):
+        kill_switch(STACK, session=session)
+
+    assert instance_state(world.training_instance) == "stopped"
