@@ -1,0 +1,35 @@
+"""Small queries rules share: what configures a bucket, what a resource's tags say."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aistack.engine.graph import Resource, StackGraph
+
+BUCKET = "aws:s3/bucket:Bucket"
+
+
+def tags(resource: Resource) -> dict[str, str]:
+    return dict(resource.inputs.get("tags") or {})
+
+
+def is_aistack_managed(graph: StackGraph, resource: Resource) -> bool:
+    """True for resources inside an aistack component (team resources are advisory)."""
+    return any(a.type.startswith("aistack:") for a in graph.ancestors(resource))
+
+
+def bucket_config(graph: StackGraph, bucket: Resource, token: str) -> list[Resource]:
+    """The `token` resources (versioning, lifecycle, ...) that configure `bucket`."""
+    bucket_id = bucket.outputs.get("bucket") or bucket.id
+    return [r for r in graph.of_type(token) if r.inputs.get("bucket") == bucket_id]
+
+
+def region_of(resource: Resource) -> str | None:
+    region = resource.outputs.get("region") or resource.inputs.get("region")
+    return str(region) if region else None
+
+
+def as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
