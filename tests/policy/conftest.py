@@ -6,6 +6,7 @@ import pytest
 
 from aistack import engine, policy
 
+
 @pytest.fixture
 def verdicts():
     """`verdicts(rule_id, program)` -> {resource name: status} for that rule."""

@@ -48,7 +48,6 @@ def test_a_rule_with_nothing_to_check_is_not_applicable():
 
 
 def test_score_counts_passing_and_documented_items():
-    rule = Rule("AIS-D1-97", ("D1",), "mandatory", "i", "w", "f",
-                lambda graph: [ok(None, "fine")])
+    rule = Rule("AIS-D1-97", ("D1",), "mandatory", "i", "w", "f", lambda graph: [ok(None, "fine")])
     report = policy.evaluate(engine.run(lambda: None), [rule])
     assert report.score() == (1 + len(DOCUMENTED_ONLY), len(CHECKLIST))

@@ -15,8 +15,12 @@ DATASET = {"name": "tickets", "version": "v3", "source": "crm export", "licence"
 def _dataset_bucket(**dataset):
     return aistack_aws.DatasetBucket(
         "data",
-        {"kind": "dataset", "region": "us-east-1", "governance": GOVERNANCE,
-         "dataset": {**DATASET, **dataset}},
+        {
+            "kind": "dataset",
+            "region": "us-east-1",
+            "governance": GOVERNANCE,
+            "dataset": {**DATASET, **dataset},
+        },
     )
 
 
@@ -45,12 +49,10 @@ def test_c4_bucket_in_allowed_region_complies(verdicts):
 
 def test_c4_bucket_outside_allowed_regions_violates(verdicts):
     def program():
-        aws.s3.Bucket("raw", region="eu-west-1",
-                      tags={"aistack:allowed-regions": "us-east-1"})
+        aws.s3.Bucket("raw", region="eu-west-1", tags={"aistack:allowed-regions": "us-east-1"})
         aws.s3.Bucket("untagged")
 
-    assert verdicts("AIS-C4-01", program) == {"raw": "non-compliant",
-                                              "untagged": "non-compliant"}
+    assert verdicts("AIS-C4-01", program) == {"raw": "non-compliant", "untagged": "non-compliant"}
 
 
 def test_d5_personal_data_with_basis_complies(verdicts):
