@@ -18,9 +18,7 @@ from aistack.policy._graph import BUCKET, bucket_config
 def check(graph):
     for bucket in graph.of_type(BUCKET):
         versioning = bucket_config(graph, bucket, "aws:s3/bucketVersioning:BucketVersioning")
-        enabled = any(
-            v.get("versioningConfiguration", "status") == "Enabled" for v in versioning
-        )
+        enabled = any(v.get("versioningConfiguration", "status") == "Enabled" for v in versioning)
         rules = [
             r
             for lifecycle in bucket_config(

@@ -21,9 +21,11 @@ def check(graph):
         personal = tag.get("aistack:personal-data")
         if personal is None:
             yield fail(bucket, "does not declare whether it holds personal data.")
-        elif personal == "true" and tag.get("aistack:anonymised") != "true" and tag.get(
-            "aistack:legal-basis", "none"
-        ) in ("", "none"):
+        elif (
+            personal == "true"
+            and tag.get("aistack:anonymised") != "true"
+            and tag.get("aistack:legal-basis", "none") in ("", "none")
+        ):
             yield fail(bucket, "holds personal data with no legal basis recorded.")
         elif personal == "true":
             basis = tag.get("aistack:legal-basis")
