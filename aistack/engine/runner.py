@@ -122,17 +122,21 @@ def run(
     try:
         settings.reset_options(project=project, stack=stack, preview=False)
         set_all_config(flat_config, [])
-        pulumi_mocks.set_mocks(
-            cloud,
-            project=project,
-            stack=stack,
-            preview=False,
-            monitor=monitor,
-            logger=_quiet_logger(),
+        # What pulumi.runtime.set_mocks does, minus the empty root stack it registers for
+        # unit tests: the program runs in its own stack, so exports reach the monitor
+        # exactly once, as under the CLI.
+        settings.configure(
+            pulumi_mocks.MockSettings(
+                monitor=monitor,
+                monitor_features=set(monitor.GetDeploymentInfo(None).supportedFeatures),
+                engine=pulumi_mocks.MockEngine(_quiet_logger()),
+                project=project,
+                stack=stack,
+                dry_run=False,
+                organization=None,
+                callbacks=None,
+            )
         )
-        # set_mocks registers an empty root stack for unit tests; run the program in a
-        # real one instead, so stack exports reach the monitor like under the CLI.
-        settings.ROOT.set(None)
         _sync_await(run_in_stack(program))
     finally:
         with contextlib.suppress(Exception):
