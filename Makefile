@@ -10,7 +10,7 @@ env: .venv/.aistack-synced
 
 .venv/.aistack-synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
-	$(UV) sync --locked
+	$(UV) sync --locked --compile-bytecode
 	@touch $@
 
 preview: env

@@ -1,0 +1,100 @@
+"""The CLI through typer's runner, against the repository's reference project and a tiny one."""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from aistack.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+@pytest.fixture
+def tiny_project(tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: tiny\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        textwrap.dedent(
+            """
+            import pulumi, pulumi_aws as aws
+            bucket = aws.s3.Bucket("raw")
+            pulumi.export("bucket", bucket.bucket)
+            """
+        )
+    )
+    return tmp_path
+
+
+def test_preview_shows_the_tree_score_and_cost(tiny_project):
+    result = runner.invoke(app, ["preview", str(tiny_project)])
+    assert result.exit_code == 0, result.output
+    assert "raw" in result.output and "aws:s3/bucket:Bucket" in result.output
+    assert "Checklist" in result.output
+    assert "Monthly cost" in result.output
+
+
+def test_preview_json_is_machine_readable(tiny_project):
+    result = runner.invoke(app, ["preview", str(tiny_project), "--format", "json"])
+    document = json.loads(result.output)
+    assert [r["name"] for r in document["resources"]] == ["raw"]
+    assert document["stack_outputs"]["bucket"].startswith("raw-")
+    assert document["checklist"]["score"]["total"] == 37
+
+
+def test_preview_mermaid_draws_the_tree(tiny_project):
+    result = runner.invoke(app, ["preview", str(tiny_project), "--format", "mermaid"])
+    assert result.output.startswith("graph TD")
+    assert "root --> n1" in result.output
+
+
+def test_check_exits_1_on_a_mandatory_violation(tiny_project):
+    result = runner.invoke(app, ["check", str(tiny_project), "--format", "json"])
+    assert result.exit_code == 1
+    items = {item["id"]: item for item in json.loads(result.output)["items"]}
+    assert items["D1"]["state"] == "failing"
+    assert items["D1"]["findings"][0]["fix"]
+
+
+def test_check_markdown_is_a_table_for_a_pull_request(tiny_project):
+    result = runner.invoke(app, ["check", str(tiny_project), "--format", "markdown"])
+    assert "| D1 |" in result.output and "failing" in result.output
+
+
+def test_cost_json_has_totals(tiny_project):
+    result = runner.invoke(app, ["cost", str(tiny_project), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert {"total_usd", "naive_total_usd", "ratio", "items"} <= set(json.loads(result.output))
+
+
+def test_errors_print_one_clear_message_not_a_traceback(tmp_path):
+    result = runner.invoke(app, ["preview", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no Pulumi.yaml" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_catalog_gpus_lists_h100_types():
+    result = runner.invoke(app, ["catalog", "gpus", "--gpu", "H100"])
+    assert result.exit_code == 0
+    assert "p5.48xlarge" in result.output and "g5.xlarge" not in result.output
+
+
+def test_catalog_regions_ranks_allowed_regions():
+    result = runner.invoke(
+        app, ["catalog", "regions", "--gpu", "H100", "--allowed", "us-east-1",
+              "--allowed", "eu-west-1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Chosen: us-east-1" in result.output
+    assert "eu-west-1" in result.output
+
+
+def test_reference_project_previews(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["preview", "."])
+    assert result.exit_code == 0, result.output
+    assert "aistack-dev" in result.output
