@@ -1,0 +1,374 @@
+"""`aws.ContainerRegistry`: private ECR repositories for a stack's images, pinned by digest.
+
+One repository per image (trainer, inference server, ...), each with immutable tags, a scan
+on every push, encryption under a rotating customer KMS key and a lifecycle policy that keeps
+the last releases and drops untagged leftovers (checklist E1). Workloads take images from it
+by digest through `image()`, so what runs is exactly what was built and scanned. The
+repositories live in an explicit region inside the allowed regions (C4) and survive
+`pulumi destroy` unless `allow_destroy_with_images` says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import Field, field_validator
+
+from aistack.aws import _perms
+from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
+from aistack.config import AistackModel, Governance
+from aistack.errors import ConfigError, Problems
+from aistack.images import image_by_digest, normalize_digest
+
+__all__ = ["ContainerRegistry", "ContainerRegistryArgs", "lifecycle_policy"]
+
+#: ECR's repository name grammar (CreateRepository API): lowercase path components joined
+#: by `/`, each made of alphanumerics separated by single `.`, `_` or `-`.
+REPOSITORY_NAME = re.compile(r"^(?:[a-z0-9]+(?:[._-][a-z0-9]+)*/)*[a-z0-9]+(?:[._-][a-z0-9]+)*$")
+_NAMESPACE = re.compile(r"^(?:[a-z0-9]+(?:[._-][a-z0-9]+)*/)*[a-z0-9]+(?:[._-][a-z0-9]+)*/?$")
+_TAG_PREFIX = re.compile(r"^[\w][\w.-]{0,127}$")
+_KMS_KEY_ARN = re.compile(r"^arn:aws[a-z-]*:kms:(?P<region>[a-z0-9-]+):\d{12}:key/[A-Za-z0-9-]+$")
+_MAX_REPOSITORY_NAME = 256
+
+
+def lifecycle_policy(
+    keep_release_images: int, release_tag_prefixes: Sequence[str], untagged_expiry_days: int
+) -> str:
+    """The ECR lifecycle policy JSON: keep the newest N images per release prefix, expire
+    untagged images after D days, leave every other tagged image alone."""
+    # ECR selects an image for a rule only if it carries a tag for EVERY prefix in one
+    # tagPrefixList, so each prefix gets its own rule to mean "any of these prefixes".
+    rules: list[dict[str, Any]] = [
+        {
+            "rulePriority": priority,
+            "description": f"Keep the newest {keep_release_images} images tagged {prefix}*",
+            "selection": {
+                "tagStatus": "tagged",
+                "tagPrefixList": [prefix],
+                "countType": "imageCountMoreThan",
+                "countNumber": keep_release_images,
+            },
+            "action": {"type": "expire"},
+        }
+        for priority, prefix in enumerate(release_tag_prefixes, start=1)
+    ]
+    rules.append(
+        {
+            "rulePriority": len(rules) + 1,
+            "description": f"Expire untagged images {untagged_expiry_days} days after push",
+            "selection": {
+                "tagStatus": "untagged",
+                "countType": "sinceImagePushed",
+                "countUnit": "days",
+                "countNumber": untagged_expiry_days,
+            },
+            "action": {"type": "expire"},
+        }
+    )
+    return json.dumps({"rules": rules})
+
+
+class ContainerRegistryArgs(AistackModel):
+    """Arguments of `ContainerRegistry`; every field documented with its default and why."""
+
+    repositories: tuple[str, ...] = Field(
+        min_length=1,
+        description="One repository per image name, e.g. ['trainer', 'vllm-server']. Each "
+        "must be a valid ECR repository name (lowercase, digits, '.', '_', '-', '/').",
+    )
+    region: str = Field(
+        description="Region of the repositories; must be in governance.allowed_regions (C4). "
+        "Explicit: never the provider's default. Pulls from another region cost transfer."
+    )
+    governance: Governance
+    namespace: str = Field(
+        "",
+        description="Prefix of every repository name, e.g. 'ml-platform/'; default none. Set "
+        "it when several stacks share an account, since ECR names are unique per region.",
+    )
+    keep_release_images: int = Field(
+        20,
+        ge=1,
+        le=10_000,
+        description="Newest images kept per release tag prefix (default 20): enough to roll "
+        "back months of releases, few enough that storage stays flat.",
+    )
+    release_tag_prefixes: tuple[str, ...] = Field(
+        ("v", "release-"),
+        min_length=1,
+        max_length=20,
+        description="Tag prefixes that mark releases (default 'v', 'release-'); each is "
+        "kept to keepReleaseImages. Images with other tags are never expired.",
+    )
+    untagged_expiry_days: int = Field(
+        7,
+        ge=1,
+        le=3650,
+        description="Days after push an untagged image is expired (default 7): build "
+        "leftovers and superseded layers, long enough to finish a rollout that used one.",
+    )
+    kms_key_arn: str | None = Field(
+        None,
+        description="Encrypt with this existing customer key (same region); default: a new "
+        "key for this registry, rotated yearly. ECR fixes the key at repository creation.",
+    )
+    allow_destroy_with_images: bool = Field(
+        False,
+        description="Let `pulumi destroy` delete the repositories with every image in them. "
+        "Off: repositories and their key are retained (and protected in prod).",
+    )
+
+    @field_validator("repositories")
+    @classmethod
+    def _repositories_are_ecr_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [n for n in names if not (2 <= len(n) <= 256 and REPOSITORY_NAME.match(n))]
+        if bad:
+            raise ValueError(
+                f"{bad} {'is not a' if len(bad) == 1 else 'are not'} valid ECR repository "
+                "name(s). Fix: use 2-256 lowercase letters and digits, separated by single "
+                "'.', '_' or '-', with '/' between path parts, e.g. 'vllm-server'."
+            )
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"{duplicates} listed twice. Fix: list each image name once.")
+        return names
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace_is_a_name_prefix(cls, namespace: str) -> str:
+        if namespace and not _NAMESPACE.match(namespace):
+            raise ValueError(
+                f"{namespace!r} is not a repository name prefix. Fix: use lowercase path "
+                "parts like 'ml-platform/' or 'team/project/'."
+            )
+        return namespace
+
+    @field_validator("release_tag_prefixes")
+    @classmethod
+    def _prefixes_are_tags(cls, prefixes: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [p for p in prefixes if not _TAG_PREFIX.match(p)]
+        if bad:
+            raise ValueError(
+                f"{bad} cannot start an image tag. Fix: use letters, digits, '_', '.' or '-' "
+                "(not starting with '.' or '-'), at most 128 characters, e.g. 'v'."
+            )
+        if len(set(prefixes)) != len(prefixes):
+            raise ValueError("a prefix is listed twice. Fix: list each prefix once.")
+        return prefixes
+
+    @field_validator("kms_key_arn")
+    @classmethod
+    def _key_is_a_key_arn(cls, arn: str | None) -> str | None:
+        if arn is not None and not _KMS_KEY_ARN.match(arn):
+            raise ValueError(
+                f"{arn!r} is not a KMS key ARN. Fix: pass the key's ARN, "
+                "'arn:aws:kms:<region>:<account>:key/<key id>' (not an alias)."
+            )
+        return arn
+
+    def repository_name(self, image: str) -> str:
+        """The physical ECR name of `image`: the namespace, then the image name."""
+        if not self.namespace:
+            return image
+        return f"{self.namespace.rstrip('/')}/{image}"
+
+
+class ContainerRegistry(pulumi.ComponentResource):
+    """Private ECR repositories: immutable tags, scan on push, KMS, lifecycle-managed."""
+
+    repositories: dict[str, aws.ecr.Repository]
+    repository_urls: dict[str, pulumi.Output[str]]
+    repository_arns: dict[str, pulumi.Output[str]]
+    kms_key_arn: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        args: ContainerRegistryArgs | dict,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        args = ContainerRegistryArgs.parse(args, where=name)
+        problems = Problems()
+        region_problem = args.governance.region_problem(args.region, f"{name}.region")
+        if region_problem:
+            problems.items.append(region_problem)
+        if args.kms_key_arn:
+            key_region = _KMS_KEY_ARN.match(args.kms_key_arn)["region"]  # type: ignore[index]
+            if key_region != args.region:
+                problems.add(
+                    f"{name}.kmsKeyArn",
+                    f"the key is in {key_region}; ECR encrypts only with a key in the "
+                    f"repository's region ({args.region}).",
+                    f"pass a key in {args.region}, or leave kmsKeyArn unset for a new key.",
+                )
+        for image in args.repositories:
+            full = args.repository_name(image)
+            if len(full) > _MAX_REPOSITORY_NAME:
+                problems.add(
+                    f"{name}.repositories",
+                    f"{full!r} is longer than ECR's {_MAX_REPOSITORY_NAME} characters.",
+                    "shorten the namespace or the image name.",
+                )
+        problems.raise_if_any()
+
+        super().__init__(
+            "aistack:index:AwsContainerRegistry",
+            name,
+            {"repository_names": list(args.repositories), "region": args.region},
+            opts,
+        )
+        self.args = args
+        self.region = args.region
+        self._name = name
+        tags = tags_for(args.governance, workload="images")
+        retained = {"allow_destroy": args.allow_destroy_with_images}
+
+        self.kms_key: aws.kms.Key | None = None
+        if args.kms_key_arn:
+            self.kms_key_arn = pulumi.Output.from_input(args.kms_key_arn)
+        else:
+            # Retained with the repositories: images encrypted under a deleted key are lost.
+            self.kms_key = aws.kms.Key(
+                f"{name}-key",
+                description=f"aistack container registry {name}",
+                enable_key_rotation=True,
+                deletion_window_in_days=30,
+                region=args.region,
+                tags=tags,
+                opts=stateful_opts(self, args.governance, **retained),
+            )
+            self.kms_key_arn = self.kms_key.arn
+
+        self.repositories = {}
+        self.lifecycle_policies: dict[str, aws.ecr.LifecyclePolicy] = {}
+        policy = lifecycle_policy(
+            args.keep_release_images, args.release_tag_prefixes, args.untagged_expiry_days
+        )
+        for image in args.repositories:
+            repository = aws.ecr.Repository(
+                f"{name}-{image}",
+                name=args.repository_name(image),
+                region=args.region,
+                # A tag, once pushed, names one build forever; CI pushes a new tag per build.
+                image_tag_mutability="IMMUTABLE",
+                image_scanning_configuration=aws.ecr.RepositoryImageScanningConfigurationArgs(
+                    scan_on_push=True
+                ),
+                encryption_configurations=[
+                    aws.ecr.RepositoryEncryptionConfigurationArgs(
+                        encryption_type="KMS", kms_key=self.kms_key_arn
+                    )
+                ],
+                force_delete=args.allow_destroy_with_images,
+                tags=tags,
+                opts=stateful_opts(self, args.governance, **retained),
+            )
+            self.repositories[image] = repository
+            self.lifecycle_policies[image] = aws.ecr.LifecyclePolicy(
+                f"{name}-{image}-lifecycle",
+                repository=repository.name,
+                region=args.region,
+                policy=policy,
+                opts=child_opts(self),
+            )
+
+        self.repository_urls = {i: r.repository_url for i, r in self.repositories.items()}
+        self.repository_arns = {i: r.arn for i, r in self.repositories.items()}
+        self.register_outputs(
+            {
+                "repository_urls": self.repository_urls,
+                "repository_arns": self.repository_arns,
+                "kms_key_arn": self.kms_key_arn,
+                "region": args.region,
+            }
+        )
+
+    # ---- images --------------------------------------------------------------------------
+
+    def image(self, repository: str, digest: pulumi.Input[str]) -> pulumi.Output[str]:
+        """`<repository url>@sha256:<digest>`: how a workload should reference the image.
+
+        `digest` may be an Output (e.g. a build resource's digest); a plain string is checked
+        here, so a bad one fails before anything deploys.
+        """
+        self._check_known([repository], f"{self._name}.image.repository")
+        field = f"{self._name}.image.digest"
+        if isinstance(digest, str):
+            digest = normalize_digest(digest, field)
+        return pulumi.Output.all(self.repository_urls[repository], digest).apply(
+            lambda resolved: image_by_digest(resolved[0], resolved[1], field=field)
+        )
+
+    # ---- grants --------------------------------------------------------------------------
+
+    def grant_pull(
+        self,
+        role: aws.iam.Role,
+        *,
+        repositories: Iterable[str] | None = None,
+        name: str | None = None,
+    ) -> aws.iam.RolePolicy:
+        """Let `role` pull images from `repositories` (default: all of this registry's)."""
+        return self._grant(role, "pull", _perms.ECR_PULL, repositories, name)
+
+    def grant_push(
+        self,
+        role: aws.iam.Role,
+        *,
+        repositories: Iterable[str] | None = None,
+        name: str | None = None,
+    ) -> aws.iam.RolePolicy:
+        """Let `role` push (and read back) images to `repositories`; never delete."""
+        return self._grant(role, "push", _perms.ECR_PUSH, repositories, name)
+
+    def _grant(
+        self,
+        role: aws.iam.Role,
+        verb: str,
+        actions: tuple[str, ...],
+        repositories: Iterable[str] | None,
+        name: str | None,
+    ) -> aws.iam.RolePolicy:
+        chosen = list(self.args.repositories if repositories is None else repositories)
+        self._check_known(chosen, f"{self._name}.grant_{verb}.repositories")
+        statements: list[object] = [
+            {
+                "Sid": "Auth",
+                "Effect": "Allow",
+                "Action": list(_perms.ECR_AUTH),
+                # GetAuthorizationToken supports no resource-level permissions: AWS requires
+                # "*". The token alone grants nothing; every pull or push is still checked
+                # against the repository-scoped statement below.
+                "Resource": "*",
+            },
+            {
+                "Sid": "Repositories",
+                "Effect": "Allow",
+                "Action": list(actions),
+                "Resource": [self.repository_arns[image] for image in chosen],
+            },
+        ]
+        # No KMS statement: ECR decrypts and encrypts layers through the grant it holds on
+        # the key, so pulling and pushing principals need no kms:* permission.
+        role_key = name or role._name  # noqa: SLF001 - the role's logical name keys the grant
+        return aws.iam.RolePolicy(
+            f"{self._name}-{verb}-{role_key}",
+            role=role.id,
+            policy=policy_output(*statements),
+            opts=child_opts(self),
+        )
+
+    def _check_known(self, images: Sequence[str], field: str) -> None:
+        unknown = [image for image in images if image not in self.repositories]
+        if not images or unknown:
+            raise ConfigError(
+                f"{unknown or 'no repository'} is not a repository of this registry "
+                f"({list(self.args.repositories)}).",
+                field=field,
+                fix="name one of the registry's repositories, or add it to repositories.",
+            )
