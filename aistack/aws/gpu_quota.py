@@ -1,0 +1,460 @@
+"""`aws.GpuQuota`: file the EC2 vCPU quota increases a stack's GPU pools need (checklist C1).
+
+AWS limits GPU capacity per account and region by vCPUs, per family group (all P families
+share the P quotas, all G families the "G and VT" quotas) and per market (On-Demand and
+Spot are separate quotas). A new account's GPU quotas are often too small for even one
+large instance, and a P increase can take days, so the request has to go in before the
+first `pulumi up` that needs the capacity, not after the first launch fails.
+
+Each pool is sized at its maximum: max nodes x the vCPUs of its largest instance type.
+Pools in the same quota are summed, an optional headroom is added (rounded up to whole
+instances) and an optional floor applied; one `aws.servicequotas.ServiceQuota` per quota
+code then asks AWS for that value. What AWS does with the request, and why the value can
+only ever go up: docs/components/gpu-quota.md.
+
+Pools come from configuration (`needs`) or from components that implement `HasQuotaNeeds`
+(TrainingPool, InferenceTier), passed as `pools=`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import Field, field_validator
+
+from aistack import catalog
+from aistack.aws._base import child_opts
+from aistack.config import AistackModel, Governance
+from aistack.errors import ConfigError, Problems
+
+__all__ = [
+    "GpuQuota",
+    "GpuQuotaArgs",
+    "HasQuotaNeeds",
+    "PoolSizing",
+    "QuotaNeed",
+    "QuotaNeedArgs",
+    "QuotaRequest",
+    "known_quota_codes",
+    "plan_requests",
+]
+
+Market = Literal["on-demand", "spot"]
+
+
+@dataclass(frozen=True)
+class QuotaNeed:
+    """The most GPU capacity one pool can run in one market: what its quota must cover.
+
+    `instance_types` are every type the pool may launch; the pool is sized by the one with
+    the most vCPUs, since at its maximum it may be all of that type.
+    """
+
+    pool: str
+    instance_types: tuple[str, ...]
+    max_nodes: int
+    market: Market
+
+
+@runtime_checkable
+class HasQuotaNeeds(Protocol):
+    """A component whose capacity needs EC2 vCPU quota (TrainingPool, InferenceTier).
+
+    `quota_needs()` returns one `QuotaNeed` per (pool, market): a pool that can run both
+    Spot and On-Demand nodes returns one need for each, each sized at its own maximum.
+    """
+
+    def quota_needs(self) -> list[QuotaNeed]: ...
+
+
+class QuotaNeedArgs(AistackModel):
+    """A pool's quota need as configuration: `{pool, instanceTypes, maxNodes, market}`."""
+
+    pool: str = Field(
+        min_length=1,
+        description="The pool's name; it appears in the request's summary. Required.",
+    )
+    instance_types: tuple[str, ...] = Field(
+        min_length=1,
+        description="Every GPU instance type the pool may launch, e.g. ['g5.12xlarge']. "
+        "Required; the largest (by vCPUs) sizes the request.",
+    )
+    max_nodes: int = Field(
+        ge=1, description="The pool's maximum node count (its autoscaling maximum). Required."
+    )
+    market: Market = Field(
+        description="'spot' or 'on-demand'. Required, no default: the market selects a "
+        "different quota, and guessing it would file the wrong request."
+    )
+
+    @field_validator("instance_types")
+    @classmethod
+    def _normalised(cls, types: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t.strip().lower() for t in types))
+
+
+VcpuCount = Annotated[int, Field(ge=1)]
+
+
+class GpuQuotaArgs(AistackModel):
+    """Where to request quota and which pools to size it from."""
+
+    region: str = Field(
+        description="Region to request quota in. Quotas are per account and region, so "
+        "this must be the pools' region; it must be in governance.allowed_regions (C4). "
+        "Explicit: never the provider's default."
+    )
+    governance: Governance
+    needs: tuple[QuotaNeedArgs, ...] = Field(
+        (),
+        description="Pools sized from configuration, each {pool, instanceTypes, maxNodes, "
+        "market}. Default: none, for stacks that pass pool components as `pools=`; at "
+        "least one need is required across both.",
+    )
+    headroom_percent: float = Field(
+        0,
+        ge=0,
+        le=100,
+        description="Extra quota on top of the pools' maximum, in percent (20 means 20%), "
+        "rounded up to whole instances of the smallest type in that quota. Default 0: the "
+        "pools' maximum is exactly what they can use; add headroom for instances "
+        "launched beside the running ones (replacements, rolling updates, ad-hoc runs).",
+    )
+    floors: dict[str, VcpuCount] = Field(
+        default_factory=dict,
+        description="Minimum vCPUs to request per quota code, e.g. {'L-7212CCBC': 384}. "
+        "Default: none. Set a floor to the account's current value when it is already "
+        "above what the pools need (a request can never lower a quota, and the provider "
+        "refuses to create one below the current value), or to keep a quota when pools "
+        "shrink. A floor for a quota no pool uses is requested on its own.",
+    )
+
+    @field_validator("needs", mode="before")
+    @classmethod
+    def _needs_may_be_dataclasses(cls, needs: Any) -> Any:
+        if isinstance(needs, list | tuple):
+            return [
+                dataclasses.asdict(n) if dataclasses.is_dataclass(n) else n  # type: ignore[arg-type]
+                for n in needs
+            ]
+        return needs
+
+
+@dataclass(frozen=True)
+class PoolSizing:
+    """One pool's share of one quota: `max_nodes` x `instance_type` = `vcpus`."""
+
+    pool: str
+    instance_type: str
+    max_nodes: int
+    vcpus: int
+
+
+@dataclass(frozen=True)
+class QuotaRequest:
+    """What GpuQuota asks AWS for in one quota, and the arithmetic behind the number."""
+
+    quota_code: str
+    quota_name: str
+    service_code: str
+    family_group: str
+    market: Market
+    pools: tuple[PoolSizing, ...]
+    #: The pools' maximum, summed.
+    pool_vcpus: int
+    headroom_vcpus: int
+    floor: int | None
+    #: The value requested: max(pool_vcpus + headroom_vcpus, floor).
+    vcpus: int
+    summary: str
+
+
+@cache
+def known_quota_codes() -> Mapping[str, catalog.QuotaCode]:
+    """Every EC2 vCPU quota the catalog's GPU types count against, by quota code."""
+    codes: dict[str, catalog.QuotaCode] = {}
+    for t in catalog.instance_types("aws"):
+        for market in ("on-demand", "spot"):
+            quota = catalog.vcpu_quota(t.name, market)  # type: ignore[arg-type]
+            codes.setdefault(quota.quota_code, quota)
+    return codes
+
+
+def _label(quota: catalog.QuotaCode) -> str:
+    market = "Spot" if quota.market == "spot" else "On-Demand"
+    return f"{market} {quota.family_group} instances"
+
+
+def _summary(
+    quota: catalog.QuotaCode,
+    pools: Sequence[PoolSizing],
+    headroom: int,
+    headroom_percent: float,
+    unit_type: str | None,
+    floor: int | None,
+    vcpus: int,
+) -> str:
+    text = f"{_label(quota)}: {vcpus} vCPUs"
+    sized = sum(p.vcpus for p in pools) + headroom
+    if floor is not None and floor > sized:
+        text += (
+            f" (explicit floor; the pools need {sized})"
+            if pools
+            else " (explicit floor; no pool in this stack uses this quota)"
+        )
+    if len(pools) == 1:
+        p = pools[0]
+        text += f" for pool {p.pool} ({p.max_nodes} x {p.instance_type})"
+    elif pools:
+        text += " for pools " + ", ".join(
+            f"{p.pool} ({p.max_nodes} x {p.instance_type}, {p.vcpus} vCPUs)" for p in pools
+        )
+    if headroom:
+        text += (
+            f" plus {headroom} vCPUs headroom ({headroom_percent:g}%, rounded up to whole "
+            f"{unit_type})"
+        )
+    return text
+
+
+def plan_requests(
+    sizings: Mapping[str, Sequence[tuple[PoolSizing, str]]],
+    *,
+    headroom_percent: float = 0,
+    floors: Mapping[str, int] | None = None,
+) -> list[QuotaRequest]:
+    """The request per quota code from validated pool sizings.
+
+    `sizings` maps a quota code to (pool sizing, smallest type that pool may launch in
+    this quota) pairs. The smallest type is the headroom's rounding unit: headroom smaller
+    than one instance can never be used, since a launch needs the instance's full vCPUs.
+    """
+    floors = dict(floors or {})
+    codes = known_quota_codes()
+    requests = []
+    for code in sorted(set(sizings) | set(floors)):
+        quota = codes[code]
+        entries = list(sizings.get(code, ()))
+        pools = tuple(p for p, _ in entries)
+        pool_vcpus = sum(p.vcpus for p in pools)
+        headroom, unit_type = 0, None
+        if entries and headroom_percent > 0:
+            unit = min((catalog.get(smallest) for _, smallest in entries), key=_size_key)
+            wanted = math.ceil(pool_vcpus * headroom_percent / 100)
+            headroom = math.ceil(wanted / unit.vcpus) * unit.vcpus
+            unit_type = unit.name
+        floor = floors.get(code)
+        vcpus = max(pool_vcpus + headroom, floor or 0)
+        requests.append(
+            QuotaRequest(
+                quota_code=code,
+                quota_name=quota.quota_name,
+                service_code=quota.service_code,
+                family_group=quota.family_group,
+                market=quota.market,
+                pools=pools,
+                pool_vcpus=pool_vcpus,
+                headroom_vcpus=headroom,
+                floor=floor,
+                vcpus=vcpus,
+                summary=_summary(quota, pools, headroom, headroom_percent, unit_type, floor, vcpus),
+            )
+        )
+    return requests
+
+
+def _size_key(t: catalog.InstanceType) -> tuple[int, str]:
+    return (t.vcpus, t.name)
+
+
+class GpuQuota(pulumi.ComponentResource):
+    """EC2 vCPU quota increase requests sized from the stack's GPU pools (checklist C1)."""
+
+    requests: dict[str, QuotaRequest]
+    quotas: dict[str, aws.servicequotas.ServiceQuota]
+    requested_vcpus: dict[str, int]
+    quota_names: dict[str, str]
+    summaries: dict[str, str]
+    request_status: dict[str, pulumi.Output[str]]
+
+    def __init__(
+        self,
+        name: str,
+        args: GpuQuotaArgs | dict,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        pools: Sequence[HasQuotaNeeds] = (),
+    ) -> None:
+        args = GpuQuotaArgs.parse(args, where=name)
+        problems = Problems()
+        region_problem = args.governance.region_problem(args.region, f"{name}.region")
+        if region_problem:
+            problems.items.append(region_problem)
+
+        # (field path, need, name of its types field): config paths are camelCase like
+        # the config file; a component's needs are Python objects, so snake_case.
+        needs: list[tuple[str, QuotaNeedArgs, str]] = [
+            (f"{name}.needs.{i}", need, "instanceTypes") for i, need in enumerate(args.needs)
+        ]
+        for i, pool in enumerate(pools):
+            where = f"{name}.pools.{i}"
+            if not isinstance(pool, HasQuotaNeeds):
+                problems.add(
+                    where,
+                    f"{type(pool).__name__} does not implement quota_needs().",
+                    "pass pool components (TrainingPool, InferenceTier), or describe the "
+                    "pool in needs.",
+                )
+                continue
+            for j, need in enumerate(pool.quota_needs()):
+                if dataclasses.is_dataclass(need) and not isinstance(need, type):
+                    need = dataclasses.asdict(need)
+                try:
+                    parsed = QuotaNeedArgs.parse(need, where=f"{where}.{j}")
+                    needs.append((f"{where}.{j}", parsed, "instance_types"))
+                except ConfigError as error:
+                    problems.extend(error)
+
+        if not needs and not problems:
+            problems.add(
+                f"{name}.needs",
+                "no pool needs GPU quota, so there is nothing to size a request from.",
+                "list the pools in needs ({pool, instanceTypes, maxNodes, market}) or pass "
+                "pool components as pools=.",
+            )
+        seen: dict[tuple[str, str], str] = {}
+        for where, need, _ in needs:
+            key = (need.pool, need.market)
+            if key in seen:
+                problems.add(
+                    f"{where}.pool",
+                    f"pool {need.pool!r} ({need.market}) is listed twice (also at {seen[key]}); "
+                    "its quota would be counted twice.",
+                    "list each pool once per market, in needs or in pools=, not both.",
+                )
+            seen.setdefault(key, where)
+
+        codes = known_quota_codes()
+        for code in args.floors:
+            if code not in codes:
+                known = ", ".join(f"{c} ({q.quota_name})" for c, q in sorted(codes.items()))
+                problems.add(
+                    f"{name}.floors.{code}",
+                    f"{code!r} is not an EC2 GPU vCPU quota code.",
+                    f"use one of {known}.",
+                )
+
+        sizings = self._size(needs, args.region, problems)
+        problems.raise_if_any()
+
+        super().__init__("aistack:index:AwsGpuQuota", name, {"region": args.region}, opts)
+        self.args = args
+        self.region = args.region
+        plan = plan_requests(sizings, headroom_percent=args.headroom_percent, floors=args.floors)
+        self.requests = {r.quota_code: r for r in plan}
+        self.requested_vcpus = {r.quota_code: r.vcpus for r in plan}
+        self.quota_names = {r.quota_code: r.quota_name for r in plan}
+        self.summaries = {r.quota_code: r.summary for r in plan}
+        self.quotas = {}
+        self.request_status = {}
+        for request in plan:
+            # Service Quotas resources take no tags. A quota only ever goes up: AWS refuses
+            # an increase request at or below the current value, the provider refuses to
+            # create this resource below it, and its delete does nothing, so `pulumi
+            # destroy` leaves the quota where it is.
+            quota = aws.servicequotas.ServiceQuota(
+                f"{name}-{request.quota_code}",
+                service_code=request.service_code,
+                quota_code=request.quota_code,
+                value=float(request.vcpus),
+                region=args.region,
+                opts=child_opts(self),
+            )
+            self.quotas[request.quota_code] = quota
+            self.request_status[request.quota_code] = quota.request_status
+
+        self.register_outputs(
+            {
+                "region": args.region,
+                "requests": {
+                    r.quota_code: {
+                        "quota_name": r.quota_name,
+                        "market": r.market,
+                        "family_group": r.family_group,
+                        "requested_vcpus": r.vcpus,
+                        "summary": r.summary,
+                        "request_status": self.request_status[r.quota_code],
+                    }
+                    for r in plan
+                },
+            }
+        )
+
+    @staticmethod
+    def _size(
+        needs: Sequence[tuple[str, QuotaNeedArgs, str]], region: str, problems: Problems
+    ) -> dict[str, list[tuple[PoolSizing, str]]]:
+        """Per quota code, each pool's sizing and its smallest type; every unknown,
+        unoffered or non-AWS type is added to `problems`."""
+        sizings: dict[str, list[tuple[PoolSizing, str]]] = {}
+        for where, need, types_field in needs:
+            by_code: dict[str, list[catalog.InstanceType]] = {}
+            for j, type_name in enumerate(need.instance_types):
+                field = f"{where}.{types_field}.{j}"
+                if catalog.find("gcp", type_name) is not None:
+                    problems.add(
+                        field,
+                        f"{type_name!r} is a GCP machine type; GpuQuota requests AWS EC2 "
+                        "vCPU quota.",
+                        "use an AWS GPU instance type; GCP limits GPUs per model and region "
+                        "and is requested separately.",
+                    )
+                    continue
+                try:
+                    t = catalog.get(type_name, cloud="aws")
+                    quota = catalog.vcpu_quota(t.name, need.market)
+                except ConfigError as error:
+                    problems.extend(
+                        ConfigError(dataclasses.replace(p, field=field) for p in error.problems)
+                    )
+                    continue
+                if not t.offered_in(region):
+                    problems.add(
+                        field,
+                        f"{t.name} is not offered in {region} (aistack catalog); it is "
+                        f"offered in {list(t.regions)}.",
+                        f"pick a type offered in {region}, e.g. "
+                        f"{_offered_alternatives(t, region)}, or use another region.",
+                    )
+                    continue
+                by_code.setdefault(quota.quota_code, []).append(t)
+            # A pool mixing G and P types could run entirely in either quota at its
+            # maximum, so each quota it touches is sized for all of its nodes.
+            for code, types in by_code.items():
+                largest = max(types, key=_size_key)
+                sizing = PoolSizing(
+                    pool=need.pool,
+                    instance_type=largest.name,
+                    max_nodes=need.max_nodes,
+                    vcpus=need.max_nodes * largest.vcpus,
+                )
+                sizings.setdefault(code, []).append((sizing, min(types, key=_size_key).name))
+        return sizings
+
+
+def _offered_alternatives(t: catalog.InstanceType, region: str) -> list[str]:
+    same_gpu = [
+        other.name
+        for other in catalog.instance_types("aws", gpu=t.gpu_model, region=region)
+        if other.gpu_count == t.gpu_count
+    ]
+    return same_gpu[:3] or [
+        other.name for other in catalog.instance_types("aws", region=region)[:3]
+    ]
