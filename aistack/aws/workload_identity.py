@@ -1,0 +1,936 @@
+"""`aws.WorkloadIdentity`: one IAM role per workload, so nothing runs on stored keys (C6).
+
+Training instances, inference hosts, notebooks, Batch containers, Kubernetes pods and the
+deploy pipeline each get a role that only the service running them can assume, and so get
+short-lived credentials from that service. No IAM user, access key or password is created,
+and the roles start with nothing but the few AWS-managed policies a GPU node needs to be
+reachable without SSH (Session Manager), to ship its logs and metrics (CloudWatch agent) and,
+for Batch, to join its ECS cluster. Everything else is granted deliberately by the
+components that own the data (e.g. `DatasetBucket.grant_read(identity.role("training"))`).
+
+Kubernetes workloads get roles trusted through EKS Pod Identity or IRSA, and CI gets a role
+trusted through GitHub Actions OIDC, pinned to one repository's branches and environments.
+Why each choice: docs/components/workload-identity.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import Field, field_validator
+
+from aistack.aws._base import child_opts, policy_document, policy_output, tags_for
+from aistack.config import AistackModel, Governance
+from aistack.errors import ConfigError, Problem, Problems
+
+__all__ = [
+    "DEFAULT_WORKLOADS",
+    "GithubOidc",
+    "KubernetesServiceAccount",
+    "MANAGED_POLICIES",
+    "Workload",
+    "WorkloadIdentity",
+    "WorkloadIdentityArgs",
+    "eks_pod_identity_trust",
+    "irsa_trust",
+]
+
+TOKEN = "aistack:index:AwsWorkloadIdentity"
+
+EC2 = "ec2.amazonaws.com"
+ECS_TASKS = "ecs-tasks.amazonaws.com"
+SAGEMAKER = "sagemaker.amazonaws.com"
+EKS_PODS = "pods.eks.amazonaws.com"
+STS_AUDIENCE = "sts.amazonaws.com"
+GITHUB_ISSUER = "token.actions.githubusercontent.com"
+GITHUB_URL = f"https://{GITHUB_ISSUER}"
+
+Service = Literal["ec2.amazonaws.com", "ecs-tasks.amazonaws.com", "sagemaker.amazonaws.com"]
+
+#: Service principals that send `aws:SourceAccount` when they assume a role, so a trust
+#: condition on it stops another account's job from borrowing the role (confused deputy).
+#: EC2 is absent on purpose: instance-profile credentials are issued without that key, so the
+#: condition would lock every instance out; for EC2 the guard is iam:PassRole, which cannot
+#: cross accounts.
+SOURCE_ACCOUNT_SERVICES = frozenset({ECS_TASKS, SAGEMAKER})
+
+#: Every AWS-managed policy this component can attach, by the switch that attaches it. Each is
+#: scoped to running the node, not to data; docs/components/workload-identity.md says why.
+MANAGED_POLICIES: dict[str, str] = {
+    "ssm": "AmazonSSMManagedInstanceCore",
+    "cloudwatch-agent": "CloudWatchAgentServerPolicy",
+    "ecs-instance": "service-role/AmazonEC2ContainerServiceforEC2Role",
+}
+
+#: AWS accepts 1 to 12 hours for a role's maximum session.
+MIN_SESSION_SECONDS = 3600
+MAX_SESSION_SECONDS = 43200
+
+# Pulumi appends "-" and 7 random characters to a logical name; IAM role names stop at 64.
+_MAX_ROLE_LOGICAL_NAME = 64 - 8
+_SLUG = r"^[a-z](?:[a-z0-9-]{0,30}[a-z0-9])?$"
+_K8S_LABEL = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
+_K8S_SUBDOMAIN = r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$"
+_GITHUB_REPOSITORY = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+_GITHUB_BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,255}$")
+_GITHUB_ENVIRONMENT = re.compile(r"^[A-Za-z0-9._-](?:[A-Za-z0-9._ -]{0,253}[A-Za-z0-9._-])?$")
+_GITHUB_PROVIDER_ARN = re.compile(
+    r"^arn:aws[a-z-]*:iam::\d{12}:oidc-provider/" + re.escape(GITHUB_ISSUER) + "$"
+)
+_OIDC_PROVIDER_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:oidc-provider/(?P<issuer>\S+)$")
+_POLICY_ARN = re.compile(r"^arn:aws[a-z-]*:iam::(?:\d{12}|aws):policy/\S+$")
+_ROLE_PATH = r"^/(?:[\w+=,.@-]+/)*$"
+_WILDCARDS = ("*", "?")
+_RESERVED_NAMES = frozenset({"ci"})
+
+
+def _has_wildcard(text: str) -> bool:
+    return any(w in text for w in _WILDCARDS)
+
+
+# ---- arguments -------------------------------------------------------------------------------
+
+
+class Workload(AistackModel):
+    """One role, trusted by the services that run one kind of work."""
+
+    name: str = Field(
+        pattern=_SLUG,
+        description="The workload: a lowercase DNS-style slug (e.g. 'training'), unique in the "
+        "component. Becomes the role's name and its aistack:workload tag, which the budget "
+        "kill switch acts on.",
+    )
+    services: tuple[Service, ...] = Field(
+        description="Service principals that may assume the role: ec2.amazonaws.com "
+        "(instances, including Batch compute environments; gets an instance profile), "
+        "ecs-tasks.amazonaws.com (Batch job containers), sagemaker.amazonaws.com (notebooks).",
+    )
+    session_manager: bool = Field(
+        True,
+        description="EC2-trusted roles only: attach AmazonSSMManagedInstanceCore so operators "
+        "reach instances through Session Manager instead of SSH keys (C6). Default on.",
+    )
+    cloudwatch_agent: bool = Field(
+        True,
+        description="EC2-trusted roles only: attach CloudWatchAgentServerPolicy so the node "
+        "agent ships logs (T6) and GPU metrics. Default on.",
+    )
+    batch_instance_role: bool | None = Field(
+        None,
+        description="EC2-trusted roles only: attach AmazonEC2ContainerServiceforEC2Role, which "
+        "AWS Batch instances need to join their ECS cluster. Default: on when the role trusts "
+        "both EC2 and ecs-tasks (a Batch workload), off otherwise.",
+    )
+    allow_unconditioned_trust: bool = Field(
+        False,
+        description="Drop the aws:SourceAccount condition from the trust of ecs-tasks and "
+        "SageMaker. Off: only this account's tasks and notebooks can assume the role. Turn on "
+        "only for a feature that does not send the key.",
+    )
+    description: str = Field("", max_length=900, description="Added to the role's description.")
+
+    @field_validator("services")
+    @classmethod
+    def _some_service(cls, services: tuple[str, ...]) -> tuple[str, ...]:
+        # Checked here rather than with min_length, which would also fire when an entry is
+        # merely misspelt.
+        if not services:
+            raise ValueError(
+                "a role nobody can assume is dead weight. Fix: list the service principals "
+                "that run this workload."
+            )
+        return services
+
+    @property
+    def trusts_ec2(self) -> bool:
+        return EC2 in self.services
+
+    def managed_policies(self) -> list[str]:
+        """Keys into MANAGED_POLICIES this workload's role gets (EC2-trusted roles only)."""
+        if not self.trusts_ec2:
+            return []
+        batch = (
+            self.batch_instance_role
+            if self.batch_instance_role is not None
+            else ECS_TASKS in self.services
+        )
+        wanted = {
+            "ssm": self.session_manager,
+            "cloudwatch-agent": self.cloudwatch_agent,
+            "ecs-instance": batch,
+        }
+        return [key for key, on in wanted.items() if on]
+
+
+#: Training runs on EC2 (ASG or Batch instances) and in Batch containers; inference on EC2;
+#: notebooks on SageMaker.
+DEFAULT_WORKLOADS: tuple[Workload, ...] = (
+    Workload(name="training", services=(EC2, ECS_TASKS)),
+    Workload(name="inference", services=(EC2,)),
+    Workload(name="notebook", services=(SAGEMAKER,)),
+)
+
+
+class GithubOidc(AistackModel):
+    """A CI role GitHub Actions can assume for one repository's branches and environments."""
+
+    repository: str = Field(
+        description="'owner/name' of the one repository whose workflows may assume the role. "
+        "No wildcards: 'org/*' would hand the role to every repository in the organisation."
+    )
+    branches: tuple[str, ...] = Field(
+        (),
+        description="Branch names (e.g. 'main') whose workflow runs may assume the role; "
+        "matched as sub 'repo:<repository>:ref:refs/heads/<branch>'. No wildcards.",
+    )
+    environments: tuple[str, ...] = Field(
+        (),
+        description="GitHub environments (e.g. 'prod') whose jobs may assume the role; matched "
+        "as sub 'repo:<repository>:environment:<env>'. A job that names an environment gets "
+        "this subject instead of the branch one. No wildcards.",
+    )
+    create_provider: bool = Field(
+        True,
+        description="Create the account's GitHub OIDC identity provider. An account holds one "
+        "per URL: in a second stack set providerArn instead.",
+    )
+    provider_arn: str | None = Field(
+        None,
+        description="ARN of an existing token.actions.githubusercontent.com provider; when set "
+        "no provider is created.",
+    )
+
+    @field_validator("repository")
+    @classmethod
+    def _one_repository(cls, repository: str) -> str:
+        if _has_wildcard(repository):
+            raise ValueError(
+                f"repository {repository!r} is a wildcard: every matching repository's "
+                "workflows could assume the role. Fix: name exactly one repository as "
+                "'owner/name'."
+            )
+        if not _GITHUB_REPOSITORY.fullmatch(repository):
+            raise ValueError(
+                f"{repository!r} is not a GitHub repository. Fix: write it as 'owner/name', "
+                "e.g. 'acme/ml-platform'."
+            )
+        return repository
+
+    @field_validator("branches")
+    @classmethod
+    def _exact_branches(cls, branches: tuple[str, ...]) -> tuple[str, ...]:
+        for branch in branches:
+            if _has_wildcard(branch):
+                raise ValueError(
+                    f"branch {branch!r} is a wildcard: any branch anyone can push would "
+                    "deploy. Fix: list the protected branches by name."
+                )
+            if branch.startswith("refs/"):
+                raise ValueError(
+                    f"{branch!r} is a ref, not a branch name. Fix: write "
+                    f"{branch.removeprefix('refs/heads/')!r}."
+                )
+            if not _GITHUB_BRANCH.fullmatch(branch) or ".." in branch:
+                raise ValueError(f"{branch!r} is not a branch name. Fix: e.g. 'main'.")
+        if len(set(branches)) != len(branches):
+            raise ValueError("a branch is listed twice. Fix: list each branch once.")
+        return branches
+
+    @field_validator("environments")
+    @classmethod
+    def _exact_environments(cls, environments: tuple[str, ...]) -> tuple[str, ...]:
+        for environment in environments:
+            if _has_wildcard(environment):
+                raise ValueError(
+                    f"environment {environment!r} is a wildcard. Fix: list the GitHub "
+                    "environments by name."
+                )
+            if not _GITHUB_ENVIRONMENT.fullmatch(environment):
+                raise ValueError(
+                    f"{environment!r} is not a GitHub environment name. Fix: use letters, "
+                    "digits, '.', '_', '-' (e.g. 'prod')."
+                )
+        if len(set(environments)) != len(environments):
+            raise ValueError("an environment is listed twice. Fix: list each one once.")
+        return environments
+
+    def subjects(self) -> list[str]:
+        """The `sub` claims the trust policy accepts, one per branch and environment."""
+        repo = f"repo:{self.repository}"
+        return [f"{repo}:ref:refs/heads/{b}" for b in self.branches] + [
+            f"{repo}:environment:{e}" for e in self.environments
+        ]
+
+
+class KubernetesServiceAccount(AistackModel):
+    """A workload role for one Kubernetes service account, via EKS Pod Identity or IRSA."""
+
+    name: str = Field(
+        pattern=_SLUG,
+        description="The workload (role) name, a slug unique among all workloads.",
+    )
+    namespace: str = Field(pattern=_K8S_LABEL, description="Namespace of the service account.")
+    service_account: str = Field(pattern=_K8S_SUBDOMAIN, description="Name of the service account.")
+    mechanism: Literal["pod-identity", "irsa"] = Field(
+        "pod-identity",
+        description="'pod-identity' (default: EKS Pod Identity; no per-cluster OIDC provider "
+        "to manage) or 'irsa' (IAM roles for service accounts, for clusters without the Pod "
+        "Identity agent).",
+    )
+    cluster_name: str | None = Field(
+        None,
+        pattern=r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$",
+        description="pod-identity: pins the trust to this cluster's session tag and, with "
+        "region, creates the Pod Identity association.",
+    )
+    region: str | None = Field(
+        None,
+        description="pod-identity: the cluster's region, where the association is created; "
+        "must be in governance.allowedRegions (C4).",
+    )
+    oidc_provider_arn: str | None = Field(
+        None, description="irsa: ARN of the cluster's IAM OIDC provider. Required for irsa."
+    )
+    oidc_issuer_url: str | None = Field(
+        None,
+        description="irsa: the cluster's OIDC issuer URL (https://oidc.eks.<region>."
+        "amazonaws.com/id/<id>). Required for irsa.",
+    )
+
+
+class WorkloadIdentityArgs(AistackModel):
+    """Which workloads get roles, who else may assume roles (Kubernetes, CI), and limits."""
+
+    governance: Governance = Field(
+        description="Owner, cost centre and allowed regions; required. Tags every role and "
+        "profile, and bounds where Pod Identity associations may be created (C4)."
+    )
+    workloads: tuple[Workload, ...] = Field(
+        DEFAULT_WORKLOADS,
+        description="The roles to create, one per workload. Default: training (EC2 + "
+        "ecs-tasks), inference (EC2), notebook (SageMaker).",
+    )
+    kubernetes_service_accounts: tuple[KubernetesServiceAccount, ...] = Field(
+        (),
+        description="Extra workload roles for Kubernetes service accounts (Pod Identity or "
+        "IRSA). Default: none.",
+    )
+    github: GithubOidc | None = Field(
+        None,
+        description="A CI role for GitHub Actions via OIDC, with no permissions until the "
+        "caller grants them. Default: none.",
+    )
+    max_session_duration: int = Field(
+        MIN_SESSION_SECONDS,
+        ge=MIN_SESSION_SECONDS,
+        le=MAX_SESSION_SECONDS,
+        description="Longest session, in seconds, a role's credentials last (AWS allows "
+        "3600-43200). Default 3600: services refresh credentials before they expire; raise it "
+        "only for CI runs of `pulumi up` longer than an hour.",
+    )
+    role_path: str = Field(
+        "/",
+        pattern=_ROLE_PATH,
+        description="IAM path of the roles and instance profiles. Default '/': some "
+        "consumers (EKS aws-auth mappings) mishandle paths.",
+    )
+    permissions_boundary_arn: str | None = Field(
+        None,
+        description="Managed policy set as every role's permissions boundary, when the "
+        "organisation requires one. Default: none.",
+    )
+
+    @field_validator("permissions_boundary_arn")
+    @classmethod
+    def _boundary_is_a_policy(cls, arn: str | None) -> str | None:
+        if arn is not None and not _POLICY_ARN.fullmatch(arn):
+            raise ValueError(
+                f"{arn!r} is not a managed policy ARN. Fix: use "
+                "'arn:aws:iam::<account>:policy/<name>'."
+            )
+        return arn
+
+    @classmethod
+    def parse(cls, data: Any, *, where: str = "") -> WorkloadIdentityArgs:
+        args = super().parse(data, where=where)
+        problems = args.problems(where)
+        problems.raise_if_any()
+        return args
+
+    def all_workload_names(self) -> list[str]:
+        return [w.name for w in self.workloads] + [k.name for k in self.kubernetes_service_accounts]
+
+    def problems(self, where: str) -> Problems:
+        """Cross-field problems, each at its exact field path under `where`.
+
+        `where` is the component's name when a component parses its arguments, so role
+        names (`<where>-<workload>`) are checked against IAM's length limit too.
+        """
+        problems = Problems()
+
+        def at(*path: str | int) -> str:
+            return ".".join(str(p) for p in (where, *path) if p != "")
+
+        seen: dict[str, str] = {}
+        named: list[tuple[str, str]] = [
+            (w.name, at("workloads", i, "name")) for i, w in enumerate(self.workloads)
+        ] + [
+            (k.name, at("kubernetesServiceAccounts", i, "name"))
+            for i, k in enumerate(self.kubernetes_service_accounts)
+        ]
+        for workload, path in named:
+            if workload in _RESERVED_NAMES:
+                problems.add(
+                    path,
+                    f"{workload!r} is reserved for the GitHub Actions CI role.",
+                    "choose another workload name.",
+                )
+            if workload in seen:
+                problems.add(
+                    path,
+                    f"workload {workload!r} is also defined at {seen[workload]}; each workload "
+                    "gets exactly one role.",
+                    "give every workload a unique name.",
+                )
+            seen.setdefault(workload, path)
+            if where and len(f"{where}-{workload}") > _MAX_ROLE_LOGICAL_NAME:
+                problems.add(
+                    path,
+                    f"role name '{where}-{workload}' plus Pulumi's 8-character suffix exceeds "
+                    "IAM's 64-character limit.",
+                    "shorten the component name or the workload name to at most "
+                    f"{_MAX_ROLE_LOGICAL_NAME} characters together (including the '-').",
+                )
+
+        for i, workload in enumerate(self.workloads):
+            if len(set(workload.services)) != len(workload.services):
+                problems.add(
+                    at("workloads", i, "services"),
+                    "a service is listed twice.",
+                    "list each service principal once.",
+                )
+            if not workload.trusts_ec2:
+                for field, alias in (
+                    ("session_manager", "sessionManager"),
+                    ("cloudwatch_agent", "cloudwatchAgent"),
+                    ("batch_instance_role", "batchInstanceRole"),
+                ):
+                    if field in workload.model_fields_set and getattr(workload, field):
+                        problems.add(
+                            at("workloads", i, alias),
+                            f"{alias} attaches an EC2 instance policy, but workload "
+                            f"{workload.name!r} is not trusted by {EC2}.",
+                            f"remove {alias}, or add {EC2} to services.",
+                        )
+            if workload.allow_unconditioned_trust and not (
+                SOURCE_ACCOUNT_SERVICES & set(workload.services)
+            ):
+                problems.add(
+                    at("workloads", i, "allowUnconditionedTrust"),
+                    "none of this workload's services carries an aws:SourceAccount condition.",
+                    "remove allowUnconditionedTrust.",
+                )
+
+        for i, account in enumerate(self.kubernetes_service_accounts):
+            problems.items.extend(
+                self._kubernetes_problems(account, at("kubernetesServiceAccounts", i))
+            )
+
+        if self.github is not None:
+            github = self.github
+            if not github.branches and not github.environments:
+                problems.add(
+                    at("github", "branches"),
+                    "the CI role would trust no workflow: neither branches nor environments "
+                    "are listed.",
+                    "list the protected branches (e.g. ['main']) and/or GitHub environments "
+                    "(e.g. ['prod']) allowed to deploy.",
+                )
+            if github.provider_arn is not None:
+                if not _GITHUB_PROVIDER_ARN.fullmatch(github.provider_arn):
+                    problems.add(
+                        at("github", "providerArn"),
+                        f"{github.provider_arn!r} is not the ARN of a GitHub Actions OIDC "
+                        "provider.",
+                        "use 'arn:aws:iam::<account>:oidc-provider/"
+                        "token.actions.githubusercontent.com'.",
+                    )
+                if "create_provider" in github.model_fields_set and github.create_provider:
+                    problems.add(
+                        at("github", "createProvider"),
+                        "createProvider is true but providerArn names an existing provider.",
+                        "drop createProvider to reuse the existing provider, or drop "
+                        "providerArn to create one.",
+                    )
+            elif not github.create_provider:
+                problems.add(
+                    at("github", "providerArn"),
+                    "createProvider is false, so the role needs an existing provider.",
+                    "set providerArn to the account's token.actions.githubusercontent.com "
+                    "provider, or set createProvider: true.",
+                )
+        return problems
+
+    def _kubernetes_problems(self, account: KubernetesServiceAccount, prefix: str) -> list[Problem]:
+        def at(field: str) -> str:
+            return f"{prefix}.{field}"
+
+        problems: list[Problem] = []
+        if account.mechanism == "irsa":
+            for field, alias in (("cluster_name", "clusterName"), ("region", "region")):
+                if getattr(account, field) is not None:
+                    problems.append(
+                        Problem(
+                            at(alias),
+                            f"{alias} is for pod-identity; IRSA binds the role through the "
+                            "service account's eks.amazonaws.com/role-arn annotation.",
+                            f"remove {alias}, or use mechanism: pod-identity.",
+                        )
+                    )
+            for field, alias in (
+                ("oidc_provider_arn", "oidcProviderArn"),
+                ("oidc_issuer_url", "oidcIssuerUrl"),
+            ):
+                if not getattr(account, field):
+                    problems.append(
+                        Problem(
+                            at(alias),
+                            "IRSA needs the cluster's OIDC provider ARN and issuer URL.",
+                            f"set {alias} (from the EKS cluster's identity.oidc).",
+                        )
+                    )
+            eks_region = re.match(
+                r"^https://oidc\.eks\.([a-z0-9-]+)\.", account.oidc_issuer_url or ""
+            )
+            if eks_region:
+                region_problem = self.governance.region_problem(
+                    eks_region.group(1), at("oidcIssuerUrl")
+                )
+                if region_problem:
+                    problems.append(region_problem)
+            if account.oidc_provider_arn and account.oidc_issuer_url:
+                problems += _irsa_problems(
+                    account.oidc_provider_arn,
+                    account.oidc_issuer_url,
+                    account.namespace,
+                    account.service_account,
+                    fields={
+                        "oidc_provider_arn": at("oidcProviderArn"),
+                        "oidc_issuer_url": at("oidcIssuerUrl"),
+                        "namespace": at("namespace"),
+                        "service_account": at("serviceAccount"),
+                    },
+                )
+            return problems
+        for field, alias in (
+            ("oidc_provider_arn", "oidcProviderArn"),
+            ("oidc_issuer_url", "oidcIssuerUrl"),
+        ):
+            if getattr(account, field) is not None:
+                problems.append(
+                    Problem(
+                        at(alias),
+                        f"{alias} is for irsa; Pod Identity needs no OIDC provider.",
+                        f"remove {alias}, or use mechanism: irsa.",
+                    )
+                )
+        if account.region is not None:
+            if account.cluster_name is None:
+                problems.append(
+                    Problem(
+                        at("region"),
+                        "region only places the Pod Identity association, which needs clusterName.",
+                        "set clusterName, or remove region.",
+                    )
+                )
+            region_problem = self.governance.region_problem(account.region, at("region"))
+            if region_problem:
+                problems.append(region_problem)
+        return problems
+
+
+# ---- trust policies --------------------------------------------------------------------------
+
+
+def _irsa_problems(
+    oidc_provider_arn: str,
+    oidc_issuer_url: str,
+    namespace: str,
+    service_account: str,
+    *,
+    fields: dict[str, str],
+) -> list[Problem]:
+    problems = []
+    match = _OIDC_PROVIDER_ARN.fullmatch(oidc_provider_arn)
+    issuer = oidc_issuer_url.removeprefix("https://").rstrip("/")
+    if not match:
+        problems.append(
+            Problem(
+                fields["oidc_provider_arn"],
+                f"{oidc_provider_arn!r} is not an IAM OIDC provider ARN.",
+                "use 'arn:aws:iam::<account>:oidc-provider/oidc.eks.<region>.amazonaws.com/"
+                "id/<id>'.",
+            )
+        )
+    if not oidc_issuer_url.startswith("https://") or not issuer or _has_wildcard(issuer):
+        problems.append(
+            Problem(
+                fields["oidc_issuer_url"],
+                f"{oidc_issuer_url!r} is not an https OIDC issuer URL.",
+                "use the cluster's identity.oidc.issuer, e.g. "
+                "'https://oidc.eks.us-east-1.amazonaws.com/id/EXAMPLE'.",
+            )
+        )
+    elif match and match.group("issuer") != issuer:
+        problems.append(
+            Problem(
+                fields["oidc_provider_arn"],
+                f"the provider is for {match.group('issuer')!r} but the issuer is {issuer!r}; "
+                "tokens from this issuer would never match.",
+                "use the provider and issuer of the same cluster.",
+            )
+        )
+    if not re.fullmatch(_K8S_LABEL, namespace):
+        problems.append(
+            Problem(
+                fields["namespace"],
+                f"{namespace!r} is not a Kubernetes namespace name.",
+                "use lowercase letters, digits and '-'; no wildcards.",
+            )
+        )
+    if not re.fullmatch(_K8S_SUBDOMAIN, service_account):
+        problems.append(
+            Problem(
+                fields["service_account"],
+                f"{service_account!r} is not a Kubernetes service account name.",
+                "use lowercase letters, digits, '-' and '.'; no wildcards.",
+            )
+        )
+    return problems
+
+
+def irsa_trust(
+    oidc_provider_arn: str, oidc_issuer_url: str, namespace: str, service_account: str
+) -> str:
+    """Trust-policy JSON letting one Kubernetes service account assume a role through IRSA.
+
+    Pins both the subject (`system:serviceaccount:<namespace>:<service_account>`) and the
+    audience (`sts.amazonaws.com`); raises ConfigError on malformed or mismatched inputs.
+    For Output arguments: `Output.all(...).apply(lambda a: irsa_trust(*a))`.
+    """
+    problems = _irsa_problems(
+        oidc_provider_arn,
+        oidc_issuer_url,
+        namespace,
+        service_account,
+        fields={
+            "oidc_provider_arn": "oidc_provider_arn",
+            "oidc_issuer_url": "oidc_issuer_url",
+            "namespace": "namespace",
+            "service_account": "service_account",
+        },
+    )
+    if problems:
+        raise ConfigError(problems)
+    issuer = oidc_issuer_url.removeprefix("https://").rstrip("/")
+    return policy_document(
+        {
+            "Sid": "KubernetesServiceAccount",
+            "Effect": "Allow",
+            "Principal": {"Federated": oidc_provider_arn},
+            "Action": "sts:AssumeRoleWithWebIdentity",
+            "Condition": {
+                "StringEquals": {
+                    f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
+                    f"{issuer}:aud": STS_AUDIENCE,
+                }
+            },
+        }
+    )
+
+
+def _pod_identity_statement(
+    namespace: str | None, service_account: str | None, cluster_name: str | None
+) -> dict[str, Any]:
+    statement: dict[str, Any] = {
+        "Sid": "EksPodIdentity",
+        "Effect": "Allow",
+        "Principal": {"Service": EKS_PODS},
+        # TagSession: Pod Identity passes the cluster, namespace and service account as
+        # session tags, which the conditions below match.
+        "Action": ["sts:AssumeRole", "sts:TagSession"],
+    }
+    pins = {
+        "aws:RequestTag/eks-cluster-name": cluster_name,
+        "aws:RequestTag/kubernetes-namespace": namespace,
+        "aws:RequestTag/kubernetes-service-account": service_account,
+    }
+    pinned = {key: value for key, value in pins.items() if value}
+    if pinned:
+        statement["Condition"] = {"StringEquals": pinned}
+    return statement
+
+
+def eks_pod_identity_trust(
+    *,
+    namespace: str | None = None,
+    service_account: str | None = None,
+    cluster_name: str | None = None,
+) -> str:
+    """Trust-policy JSON for EKS Pod Identity (`pods.eks.amazonaws.com`).
+
+    Without arguments, any Pod Identity association in the account may use the role (only
+    principals allowed iam:PassRole on it can create one). Naming the namespace, service
+    account and cluster pins it further through the session tags Pod Identity sets.
+    """
+    return policy_document(_pod_identity_statement(namespace, service_account, cluster_name))
+
+
+def _github_actions_statement(provider_arn: Any, github: GithubOidc) -> dict[str, Any]:
+    """The trust statement for GitHub Actions: audience and subjects pinned, no wildcards."""
+    return {
+        "Sid": "GithubActions",
+        "Effect": "Allow",
+        "Principal": {"Federated": provider_arn},
+        "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {
+            # StringEquals rather than StringLike: the subjects hold no wildcards, so an
+            # accidental '*' in a branch name can never widen the match.
+            "StringEquals": {
+                f"{GITHUB_ISSUER}:aud": STS_AUDIENCE,
+                f"{GITHUB_ISSUER}:sub": github.subjects(),
+            }
+        },
+    }
+
+
+def _service_statements(
+    services: Sequence[str], account_id: Any, *, conditioned: bool
+) -> list[dict[str, Any]]:
+    statements = []
+    for service in services:
+        statement: dict[str, Any] = {
+            # "ecs-tasks.amazonaws.com" -> "TrustEcsTasks"
+            "Sid": "Trust" + service.split(".")[0].title().replace("-", ""),
+            "Effect": "Allow",
+            "Principal": {"Service": service},
+            "Action": "sts:AssumeRole",
+        }
+        if conditioned and service in SOURCE_ACCOUNT_SERVICES:
+            statement["Condition"] = {"StringEquals": {"aws:SourceAccount": account_id}}
+        statements.append(statement)
+    return statements
+
+
+# ---- component -------------------------------------------------------------------------------
+
+
+class WorkloadIdentity(pulumi.ComponentResource):
+    """IAM roles per workload, instance profiles for EC2, an optional GitHub Actions CI role."""
+
+    roles: dict[str, aws.iam.Role]
+    role_arns: dict[str, pulumi.Output[str]]
+    instance_profiles: dict[str, aws.iam.InstanceProfile]
+    instance_profile_arns: dict[str, pulumi.Output[str]]
+    instance_profile_names: dict[str, pulumi.Output[str]]
+    policy_attachments: dict[str, list[aws.iam.RolePolicyAttachment]]
+    pod_identity_associations: dict[str, aws.eks.PodIdentityAssociation]
+    github_provider: aws.iam.OpenIdConnectProvider | None
+    github_provider_arn: pulumi.Output[str] | None
+    ci_role: aws.iam.Role | None
+    ci_role_arn: pulumi.Output[str] | None
+
+    def __init__(
+        self,
+        name: str,
+        args: WorkloadIdentityArgs | dict,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        # Parsing also runs the cross-field checks; `where=name` makes it check role-name
+        # lengths against this component's name.
+        args = WorkloadIdentityArgs.parse(args, where=name)
+        super().__init__(
+            TOKEN,
+            name,
+            {
+                "workloads": args.all_workload_names(),
+                "ci": args.github.repository if args.github else None,
+            },
+            opts,
+        )
+        self.args = args
+        self._name = name
+        governance = args.governance
+        here = child_opts(self)
+        invoke = pulumi.InvokeOptions(parent=self)
+        account_id = aws.get_caller_identity_output(opts=invoke).account_id
+        partition = aws.get_partition_output(opts=invoke).partition
+
+        self.roles = {}
+        self.instance_profiles = {}
+        self.policy_attachments = {}
+        self.pod_identity_associations = {}
+
+        for workload in args.workloads:
+            role = self._role(
+                workload.name,
+                policy_output(
+                    *_service_statements(
+                        workload.services,
+                        account_id,
+                        conditioned=not workload.allow_unconditioned_trust,
+                    )
+                ),
+                f"aistack {workload.name} workload ({', '.join(workload.services)})"
+                + (f": {workload.description}" if workload.description else ""),
+            )
+            self.policy_attachments[workload.name] = [
+                aws.iam.RolePolicyAttachment(
+                    f"{name}-{workload.name}-{key}",
+                    role=role.name,
+                    policy_arn=pulumi.Output.concat(
+                        "arn:", partition, ":iam::aws:policy/", MANAGED_POLICIES[key]
+                    ),
+                    opts=here,
+                )
+                for key in workload.managed_policies()
+            ]
+            if workload.trusts_ec2:
+                # EC2 takes a role only through an instance profile; nothing else gets one.
+                self.instance_profiles[workload.name] = aws.iam.InstanceProfile(
+                    f"{name}-{workload.name}-profile",
+                    role=role.name,
+                    path=args.role_path,
+                    tags=tags_for(governance, workload=workload.name),
+                    opts=here,
+                )
+
+        for account in args.kubernetes_service_accounts:
+            if account.mechanism == "irsa":
+                trust: Any = irsa_trust(
+                    account.oidc_provider_arn or "",
+                    account.oidc_issuer_url or "",
+                    account.namespace,
+                    account.service_account,
+                )
+            else:
+                trust = policy_document(
+                    _pod_identity_statement(
+                        account.namespace, account.service_account, account.cluster_name
+                    )
+                )
+            role = self._role(
+                account.name,
+                trust,
+                f"aistack {account.name} workload (Kubernetes "
+                f"{account.namespace}/{account.service_account}, {account.mechanism})",
+            )
+            self.policy_attachments[account.name] = []
+            if account.mechanism == "pod-identity" and account.cluster_name and account.region:
+                self.pod_identity_associations[account.name] = aws.eks.PodIdentityAssociation(
+                    f"{name}-{account.name}-pod-identity",
+                    cluster_name=account.cluster_name,
+                    namespace=account.namespace,
+                    service_account=account.service_account,
+                    role_arn=role.arn,
+                    region=account.region,
+                    tags=tags_for(governance, workload=account.name),
+                    opts=here,
+                )
+
+        self.github_provider = None
+        self.github_provider_arn = None
+        self.ci_role = None
+        self.ci_role_arn = None
+        if args.github is not None:
+            github = args.github
+            if github.provider_arn:
+                self.github_provider_arn = pulumi.Output.from_input(github.provider_arn)
+            else:
+                # No thumbprint_lists: for GitHub, IAM validates the issuer against its own
+                # trusted CA library and ignores thumbprints; the 7.x SDK makes them optional.
+                self.github_provider = aws.iam.OpenIdConnectProvider(
+                    f"{name}-github-oidc",
+                    url=GITHUB_URL,
+                    client_id_lists=[STS_AUDIENCE],
+                    tags=tags_for(governance, workload="ci"),
+                    opts=here,
+                )
+                self.github_provider_arn = self.github_provider.arn
+            # No policies: what CI may change is the caller's decision, granted deliberately.
+            self.ci_role = aws.iam.Role(
+                f"{name}-ci",
+                assume_role_policy=policy_output(
+                    _github_actions_statement(self.github_provider_arn, github)
+                ),
+                description=f"aistack CI: GitHub Actions in {github.repository} "
+                "(no permissions unless granted)",
+                max_session_duration=args.max_session_duration,
+                path=args.role_path,
+                permissions_boundary=args.permissions_boundary_arn,
+                tags=tags_for(governance, workload="ci"),
+                opts=here,
+            )
+            self.ci_role_arn = self.ci_role.arn
+
+        self.role_arns = {key: role.arn for key, role in self.roles.items()}
+        self.instance_profile_arns = {k: p.arn for k, p in self.instance_profiles.items()}
+        self.instance_profile_names = {k: p.name for k, p in self.instance_profiles.items()}
+        self.register_outputs(
+            {
+                "role_arns": self.role_arns,
+                "instance_profile_arns": self.instance_profile_arns,
+                "instance_profile_names": self.instance_profile_names,
+                "ci_role_arn": self.ci_role_arn,
+                "github_provider_arn": self.github_provider_arn,
+            }
+        )
+
+    def _role(self, workload: str, trust: Any, description: str) -> aws.iam.Role:
+        role = aws.iam.Role(
+            f"{self._name}-{workload}",
+            assume_role_policy=trust,
+            description=description[:1000],
+            max_session_duration=self.args.max_session_duration,
+            path=self.args.role_path,
+            permissions_boundary=self.args.permissions_boundary_arn,
+            tags=tags_for(self.args.governance, workload=workload),
+            opts=child_opts(self),
+        )
+        self.roles[workload] = role
+        return role
+
+    # ---- lookups ---------------------------------------------------------------------------
+
+    @property
+    def workloads(self) -> tuple[str, ...]:
+        return tuple(self.roles)
+
+    def role(self, workload: str) -> aws.iam.Role:
+        """The role of `workload`; ConfigError naming the known workloads otherwise."""
+        if workload not in self.roles:
+            raise ConfigError(
+                f"no workload {workload!r} in WorkloadIdentity {self._name!r}",
+                field=f"{self._name}.workloads",
+                fix=f"use one of {sorted(self.roles)}, or add the workload.",
+            )
+        return self.roles[workload]
+
+    def role_arn(self, workload: str) -> pulumi.Output[str]:
+        return self.role(workload).arn
+
+    def instance_profile(self, workload: str) -> aws.iam.InstanceProfile:
+        """The instance profile of an EC2-trusted workload."""
+        self.role(workload)
+        if workload not in self.instance_profiles:
+            raise ConfigError(
+                f"workload {workload!r} has no instance profile: its role is not trusted by {EC2}",
+                field=f"{self._name}.workloads",
+                fix=f"use one of {sorted(self.instance_profiles)}, or add {EC2} to the "
+                "workload's services.",
+            )
+        return self.instance_profiles[workload]
