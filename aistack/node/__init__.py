@@ -1,0 +1,463 @@
+"""GPU node bootstrap: bash scripts shipped as package data, rendered into cloud-init user data.
+
+A training node (EC2 in an auto scaling group, or an AWS Batch compute environment) runs
+`scripts/bootstrap.sh` at first boot. It starts three guards that end the node on their
+own, so a node whose later steps fail still stops billing: a hard wall-clock limit (T5),
+an idle watchdog (C5) and a spot-notice watcher that signals the trainer and flushes its
+last checkpoint (T1). It then hands the CloudWatch agent a config for GPU metrics and log
+shipping (T3, T6), mounts the instance-store NVMe disks as a cache and syncs the pinned
+dataset version into it (D3).
+
+Design rules:
+- The scripts are the implementation; Python only validates settings and renders them.
+  Each script documents its environment variables at the top and reads nothing else.
+- Settings reach the node as one env file (`/etc/aistack/node.env`), every value quoted
+  with `shlex.quote`, and are validated here first so a bad value fails at `pulumi up`,
+  not on a node at 3 a.m.
+- EC2 user data is limited to 16 KB, so the scripts travel as a deterministic gzip'd tar
+  with their comments removed (the documented originals are `script(name)`); the same
+  settings always give the same user data, so a preview shows no spurious change.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import json
+import re
+import shlex
+import tarfile
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from aistack.config import AistackModel, parse
+from aistack.errors import AistackError, ConfigError
+
+__all__ = [
+    "DEFAULT_METRICS_NAMESPACE",
+    "FILES",
+    "GPU_METRICS",
+    "NodeBootstrapConfig",
+    "SCRIPTS",
+    "USER_DATA_LIMIT_BYTES",
+    "cloudwatch_agent_config",
+    "render_user_data",
+    "script",
+]
+
+#: The shell scripts, in the order bootstrap.sh uses them (lib.sh is sourced by all).
+SCRIPTS: tuple[str, ...] = (
+    "lib.sh",
+    "bootstrap.sh",
+    "wallclock-limit.sh",
+    "spot-watch.sh",
+    "idle-watchdog.sh",
+    "nvme-cache.sh",
+    "dataset-sync.sh",
+)
+#: Every packaged file: the scripts and the CloudWatch agent config template.
+FILES: tuple[str, ...] = (*SCRIPTS, "cloudwatch-agent.json")
+#: EC2 refuses user data larger than this, counted before base64 encoding.
+USER_DATA_LIMIT_BYTES = 16 * 1024
+#: Where the CloudWatch agent publishes the node metrics unless configured otherwise.
+DEFAULT_METRICS_NAMESPACE = "aistack/node"
+#: The GPU metrics the agent publishes, by CloudWatch metric name (for alarms, e.g. T3).
+GPU_METRICS: tuple[str, ...] = (
+    "nvidia_smi_utilization_gpu",
+    "nvidia_smi_utilization_memory",
+    "nvidia_smi_memory_used",
+    "nvidia_smi_memory_total",
+    "nvidia_smi_temperature_gpu",
+    "nvidia_smi_power_draw",
+)
+
+_LOG_DIR = "/var/log/aistack"
+_BATCH_CONTAINER_LABEL = "com.amazonaws.ecs.task-arn"  # every AWS Batch job container has it
+_ASG_CONTAINER_LABEL = "aistack.trainer"
+_MIME_BOUNDARY = "==AISTACK-USER-DATA-BOUNDARY=="
+
+_S3_URI = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[\x21-\x7e]*)?")
+_REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-\d+")
+_PATH = re.compile(r"/[A-Za-z0-9._/-]*")
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_LOG_GROUP = re.compile(r"[A-Za-z0-9._/#-]{1,512}")
+_NAMESPACE = re.compile(r"[A-Za-z0-9._/#:-]{1,255}")
+_LABEL = re.compile(r"[A-Za-z0-9._/=-]{1,255}")
+_PROCESS = re.compile(r"[A-Za-z0-9._+-]{1,15}")
+
+
+def _check(pattern: re.Pattern[str], value: str, what: str, fix: str) -> str:
+    if not pattern.fullmatch(value):
+        raise ValueError(f"{value!r} is not {what}. Fix: {fix}")
+    return value
+
+
+class NodeBootstrapConfig(AistackModel):
+    """Settings of a GPU training node's bootstrap; each becomes an `AISTACK_*` variable."""
+
+    scheduler: Literal["asg", "batch"] = Field(
+        "asg",
+        description="What launched the node. 'asg': an idle or over-time node asks its auto "
+        "scaling group to terminate it and lower the desired capacity. 'batch': it halts "
+        "(AWS Batch owns the capacity).",
+    )
+    region: str | None = Field(
+        None, description="Region for aws calls; default: the node's own, from metadata."
+    )
+    max_runtime_minutes: int = Field(
+        ge=1,
+        description="Hard wall-clock limit on the node's life from first boot (T5). Required: "
+        "a run without a limit is how a forgotten node bills for a month.",
+    )
+    idle_minutes: int = Field(
+        30,
+        ge=5,
+        description="Consecutive idle minutes before the node ends itself (C5). At least 5, "
+        "so a job starting right after the previous one is not cut off.",
+    )
+    idle_gpu_util_percent: int = Field(
+        5, ge=0, le=100, description="A GPU below this utilisation counts as idle."
+    )
+    idle_process_names: tuple[str, ...] = Field(
+        ("ssm-session-worker",),
+        description="Processes whose presence means busy (exact names, at most 15 "
+        "characters as the kernel keeps them). The default covers SSM shell sessions.",
+    )
+    cache_dir: str = Field(
+        "/mnt/nvme", description="Mount point of the instance-store NVMe cache (D3)."
+    )
+    cache_filesystem: Literal["xfs", "ext4"] = Field(
+        "xfs", description="Filesystem made on the NVMe disks."
+    )
+    dataset_uri: str | None = Field(
+        None,
+        description="s3://bucket/prefix holding one sub-prefix per dataset version; the node "
+        "syncs <uri>/<version>/ into <cache_dir>/datasets/<name>/<version> (D3).",
+    )
+    dataset_version: str | None = Field(
+        None,
+        validate_default=True,
+        description="The pinned dataset version; required with dataset_uri. The cache is "
+        "keyed by it, so a node that has it transfers nothing.",
+    )
+    dataset_name: str | None = Field(
+        None, description="Directory name in the cache; default: last part of dataset_uri."
+    )
+    sync_concurrency: int = Field(
+        64, ge=1, le=1000, description="Parallel S3 requests of the dataset sync."
+    )
+    checkpoint_dir: str | None = Field(
+        None,
+        description="Local directory the trainer checkpoints to; default <cache_dir>/checkpoints.",
+    )
+    checkpoint_uri: str | None = Field(
+        None,
+        description="s3:// destination the checkpoint directory is flushed to on a spot "
+        "interruption or rebalance notice (T1).",
+    )
+    checkpoint_flush_command: str | None = Field(
+        None,
+        description="Shell command that flushes checkpoints instead of the default "
+        "`aws s3 sync <checkpoint_dir> <checkpoint_uri>`.",
+    )
+    checkpoint_flush_delay_seconds: int = Field(
+        30,
+        ge=0,
+        le=110,
+        description="Pause between signalling the trainer and flushing, for it to write "
+        "its checkpoint; a spot notice gives two minutes in all.",
+    )
+    trainer_signal: Literal["USR1", "USR2", "TERM", "INT", "HUP"] = Field(
+        "USR1", description="Signal sent to the trainer on an interruption notice."
+    )
+    trainer_container_label: str | None = Field(
+        None,
+        description="Running containers with this docker label get the signal; default "
+        f"'{_ASG_CONTAINER_LABEL}' on asg nodes, '{_BATCH_CONTAINER_LABEL}' (every Batch "
+        "job) on batch nodes.",
+    )
+    trainer_process_name: str | None = Field(
+        None, description="Processes with exactly this name also get the signal."
+    )
+    act_on_rebalance: bool = Field(
+        True,
+        description="Treat a rebalance recommendation like an interruption notice: it "
+        "often comes minutes earlier.",
+    )
+    spot_poll_seconds: int = Field(
+        5, ge=1, le=60, description="Seconds between metadata polls for spot notices."
+    )
+    log_group: str = Field(
+        description="CloudWatch log group that receives the aistack and cloud-init logs "
+        "(T6); the GPU metrics go alongside (T3)."
+    )
+    metrics_namespace: str = Field(
+        DEFAULT_METRICS_NAMESPACE, description="CloudWatch namespace of the node metrics."
+    )
+
+    @field_validator("dataset_uri", "checkpoint_uri")
+    @classmethod
+    def _s3_uri(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        return _check(
+            _S3_URI, value, "an s3://bucket/prefix URI", "write it as s3://bucket/prefix."
+        )
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        return _check(_REGION, value, "a region name", "use a name like 'us-east-1'.")
+
+    @field_validator("cache_dir", "checkpoint_dir")
+    @classmethod
+    def _absolute_path(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        if ".." in value.split("/"):
+            raise ValueError(f"{value!r} climbs with '..'. Fix: give the path without '..'.")
+        return _check(
+            _PATH, value, "an absolute path", "use letters, digits, '.', '_', '-' and '/'."
+        )
+
+    @field_validator("dataset_version")
+    @classmethod
+    def _pinned_version(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            if info.data.get("dataset_uri"):
+                raise ValueError(
+                    "is required when dataset_uri is set. Fix: pin the version to sync, "
+                    "e.g. 'v3'; the cache is keyed by it (D3, D4)."
+                )
+            return value
+        if value.lower() == "latest":
+            raise ValueError(
+                "'latest' is not a pinned version: it can change under a running job. "
+                "Fix: name the version, e.g. 'v3'."
+            )
+        return _check(_VERSION, value, "a version", "use letters, digits, '.', '_', '-'.")
+
+    @field_validator("dataset_name")
+    @classmethod
+    def _dataset_name(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        return _check(_VERSION, value, "a dataset name", "use letters, digits, '.', '_', '-'.")
+
+    @field_validator("log_group")
+    @classmethod
+    def _log_group(cls, value: str) -> str:
+        return _check(
+            _LOG_GROUP, value, "a log group name", "use letters, digits, '.', '_', '-', '/', '#'."
+        )
+
+    @field_validator("metrics_namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        if value.startswith("AWS/"):
+            raise ValueError(f"{value!r} is reserved for AWS. Fix: use e.g. 'aistack/node'.")
+        return _check(_NAMESPACE, value, "a metric namespace", "use e.g. 'aistack/node'.")
+
+    @field_validator("trainer_container_label")
+    @classmethod
+    def _label(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        return _check(_LABEL, value, "a docker label filter", "use 'key' or 'key=value'.")
+
+    @field_validator("trainer_process_name")
+    @classmethod
+    def _process_name(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        return _check(
+            _PROCESS, value, "a process name", "use the name `pgrep -x` sees (<= 15 chars)."
+        )
+
+    @field_validator("idle_process_names")
+    @classmethod
+    def _process_names(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        for value in values:
+            _check(_PROCESS, value, "a process name", "use the name `pgrep -x` sees (<= 15 chars).")
+        return values
+
+    @field_validator("checkpoint_flush_command")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        # One line, so it cannot end the env file's heredoc; ASCII, as user data is 7-bit;
+        # never the MIME boundary, so it cannot split a multi-part document.
+        if value is not None and (
+            not value.strip()
+            or not value.isprintable()
+            or not value.isascii()
+            or _MIME_BOUNDARY in value
+        ):
+            raise ValueError(
+                "must be one non-empty line of printable ASCII. Fix: chain commands with "
+                "'&&' on one line, or put them in a script on the image."
+            )
+        return value
+
+    def environment(self) -> dict[str, str]:
+        """The `AISTACK_*` variables the node scripts read, as written to the env file."""
+        label = self.trainer_container_label or (
+            _BATCH_CONTAINER_LABEL if self.scheduler == "batch" else _ASG_CONTAINER_LABEL
+        )
+        env = {
+            "AISTACK_SCHEDULER": self.scheduler,
+            "AISTACK_REGION": self.region,
+            "AISTACK_MAX_RUNTIME_MINUTES": self.max_runtime_minutes,
+            "AISTACK_IDLE_MINUTES": self.idle_minutes,
+            "AISTACK_IDLE_GPU_UTIL_PERCENT": self.idle_gpu_util_percent,
+            "AISTACK_IDLE_PROCESS_NAMES": " ".join(self.idle_process_names),
+            "AISTACK_CACHE_DIR": self.cache_dir,
+            "AISTACK_CACHE_FS": self.cache_filesystem,
+            "AISTACK_DATASET_URI": self.dataset_uri,
+            "AISTACK_DATASET_VERSION": self.dataset_version,
+            "AISTACK_DATASET_NAME": self.dataset_name,
+            "AISTACK_SYNC_CONCURRENCY": self.sync_concurrency,
+            "AISTACK_CHECKPOINT_DIR": self.checkpoint_dir or f"{self.cache_dir}/checkpoints",
+            "AISTACK_CHECKPOINT_URI": self.checkpoint_uri,
+            "AISTACK_CHECKPOINT_FLUSH_CMD": self.checkpoint_flush_command,
+            "AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS": self.checkpoint_flush_delay_seconds,
+            "AISTACK_TRAINER_SIGNAL": self.trainer_signal,
+            "AISTACK_TRAINER_CONTAINER_LABEL": label,
+            "AISTACK_TRAINER_PROCESS_NAME": self.trainer_process_name,
+            "AISTACK_SPOT_ACT_ON_REBALANCE": int(self.act_on_rebalance),
+            "AISTACK_SPOT_POLL_SECONDS": self.spot_poll_seconds,
+            "AISTACK_LOG_GROUP": self.log_group,
+            "AISTACK_METRICS_NAMESPACE": self.metrics_namespace,
+        }
+        return {key: str(value) for key, value in env.items() if value is not None}
+
+
+def script(name: str) -> str:
+    """The text of a packaged node file (one of `FILES`), with its documentation comments."""
+    if name not in FILES:
+        raise AistackError(f"no node script named {name!r}; the packaged ones are {list(FILES)}")
+    return resources.files(__name__).joinpath("scripts", name).read_text(encoding="utf-8")
+
+
+def cloudwatch_agent_config(
+    config: NodeBootstrapConfig | Mapping[str, Any], *, log_dir: str = _LOG_DIR
+) -> dict[str, Any]:
+    """The CloudWatch agent config bootstrap.sh writes for `config`, as a dict.
+
+    Both fill in the same template, `scripts/cloudwatch-agent.json`: GPU metrics from
+    nvidia-smi with InstanceId and AutoScalingGroupName dimensions (T3), and the aistack
+    and cloud-init logs shipped to `config.log_group` (T6).
+    """
+    config = parse(NodeBootstrapConfig, config)
+    text = script("cloudwatch-agent.json")
+    for key, value in {
+        "AISTACK_LOG_GROUP": config.log_group,
+        "AISTACK_METRICS_NAMESPACE": config.metrics_namespace,
+        "AISTACK_LOG_DIR": log_dir,
+        "AISTACK_CACHE_DIR": config.cache_dir,
+    }.items():
+        text = text.replace(f"@{key}@", value)
+    return json.loads(text)
+
+
+def render_user_data(
+    config: NodeBootstrapConfig | Mapping[str, Any],
+    *,
+    multipart: bool = False,
+    install_dir: str = "/opt/aistack",
+    env_file: str = "/etc/aistack/node.env",
+) -> str:
+    """Cloud-init user data that installs the node scripts and runs bootstrap.sh.
+
+    The result is a shell script: it writes `config` to `env_file`, unpacks the scripts
+    into `install_dir` and runs `bootstrap.sh`. With `multipart=True` the script is wrapped
+    in the MIME multi-part document that AWS Batch launch templates require. Raises
+    ConfigError naming the field for invalid settings, or when the result would exceed
+    EC2's 16 KB user-data limit.
+    """
+    config = parse(NodeBootstrapConfig, config)
+    for field, path in (("install_dir", install_dir), ("env_file", env_file)):
+        if not _PATH.fullmatch(path) or ".." in path.split("/"):
+            raise ConfigError(
+                f"{path!r} is not an absolute path.",
+                field=field,
+                fix="use letters, digits, '.', '_', '-' and '/'.",
+            )
+    env_lines = "".join(
+        f"{key}={shlex.quote(value)}\n" for key, value in config.environment().items()
+    )
+    env_dir = env_file.rsplit("/", 1)[0] or "/"
+    archive = base64.encodebytes(_scripts_archive()).decode("ascii")
+    text = (
+        "#!/bin/bash\n"
+        "# aistack node bootstrap, rendered by aistack.node.render_user_data: NVMe cache and\n"
+        "# dataset sync (D3), idle shutdown (C5), checkpoint on interruption (T1), GPU metrics\n"
+        "# and log shipping (T3, T6), wall-clock limit (T5). Documented scripts: the aistack\n"
+        "# package, aistack/node/scripts/.\n"
+        "set -euo pipefail\n"
+        "umask 022\n"
+        f"mkdir -p {shlex.quote(install_dir)} {shlex.quote(env_dir)}\n"
+        f"cat >{shlex.quote(env_file)} <<'AISTACK_ENV'\n"
+        f"{env_lines}"
+        "AISTACK_ENV\n"
+        f"base64 -d <<'AISTACK_SCRIPTS' | tar -xzf - -C {shlex.quote(install_dir)}\n"
+        f"{archive}"
+        "AISTACK_SCRIPTS\n"
+        f"export AISTACK_ENV_FILE={shlex.quote(env_file)}\n"
+        f"exec bash {shlex.quote(install_dir + '/bootstrap.sh')}\n"
+    )
+    if multipart:
+        text = (
+            "MIME-Version: 1.0\n"
+            f'Content-Type: multipart/mixed; boundary="{_MIME_BOUNDARY}"\n'
+            "\n"
+            f"--{_MIME_BOUNDARY}\n"
+            'Content-Type: text/x-shellscript; charset="us-ascii"\n'
+            "MIME-Version: 1.0\n"
+            "Content-Transfer-Encoding: 7bit\n"
+            "\n"
+            f"{text}\n"  # the line break before a boundary belongs to the boundary
+            f"--{_MIME_BOUNDARY}--\n"
+        )
+    size = len(text.encode("utf-8"))
+    if size > USER_DATA_LIMIT_BYTES:
+        raise ConfigError(
+            f"the rendered user data is {size} bytes; EC2 accepts at most {USER_DATA_LIMIT_BYTES}.",
+            field="user_data",
+            fix="shorten the longest settings, e.g. move a long flush command into a script.",
+        )
+    return text
+
+
+def _strip_comments(text: str) -> str:
+    """`text` without comment-only and blank lines; the shebang stays.
+
+    Safe for these scripts because none has a heredoc or multi-line string whose lines
+    begin with '#' or must stay blank (tests run the stripped copies end to end).
+    """
+    lines = text.splitlines()
+    kept = [lines[0]] if lines and lines[0].startswith("#!") else []
+    kept += [
+        line for line in lines[len(kept) :] if line.strip() and not line.lstrip().startswith("#")
+    ]
+    return "\n".join(kept) + "\n"
+
+
+def _scripts_archive() -> bytes:
+    """The node files as a gzip'd tar, byte-identical for identical scripts."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for name in FILES:
+            text = script(name)
+            data = (_strip_comments(text) if name.endswith(".sh") else text).encode("ascii")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o755 if name.endswith(".sh") and name != "lib.sh" else 0o644
+            info.mtime = 0
+            tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue(), compresslevel=9, mtime=0)

@@ -1,0 +1,229 @@
+# shellcheck shell=bash
+# lib.sh: helpers shared by the aistack node scripts. Sourced by each of them, never run.
+#
+# Environment (all optional):
+#   AISTACK_ENV_FILE        KEY=value file sourced first when set; systemd units and
+#                           bootstrap.sh point it at /etc/aistack/node.env. Its values win
+#                           over the process environment.
+#   AISTACK_STATE_DIR       state files (counters, deadlines, handled notices)
+#                                                               (default /var/lib/aistack)
+#   AISTACK_LOG_DIR         log files; the CloudWatch agent ships *.log from here
+#                                                               (default /var/log/aistack)
+#   AISTACK_IMDS_ENDPOINT   instance metadata service        (default http://169.254.169.254)
+#   AISTACK_IMDS_TIMEOUT    seconds allowed per metadata request                (default 2)
+#   AISTACK_SCHEDULER       asg | batch: what launched this node                (default asg)
+#   AISTACK_TERMINATE_MODE  asg | shutdown: how the node ends itself; asg asks its auto
+#                           scaling group to terminate it and lower the desired capacity
+#                           (default asg when AISTACK_SCHEDULER=asg, else shutdown)
+#   AISTACK_REGION          region for aws calls     (default: the node's, from metadata)
+#   AISTACK_MAX_ITERATIONS  stop a polling loop after this many checks  (default 0: never)
+#
+# Every external command is looked up on PATH, so tests put stubs first on PATH.
+
+if [[ -n ${AISTACK_ENV_FILE:-} && -r $AISTACK_ENV_FILE ]]; then
+  set -a
+  # shellcheck source=/dev/null
+  . "$AISTACK_ENV_FILE"
+  set +a
+fi
+
+AISTACK_SCRIPT=${AISTACK_SCRIPT:-aistack}
+AISTACK_STATE_DIR=${AISTACK_STATE_DIR:-/var/lib/aistack}
+AISTACK_LOG_DIR=${AISTACK_LOG_DIR:-/var/log/aistack}
+AISTACK_IMDS_ENDPOINT=${AISTACK_IMDS_ENDPOINT:-http://169.254.169.254}
+AISTACK_IMDS_TIMEOUT=${AISTACK_IMDS_TIMEOUT:-2}
+AISTACK_SCHEDULER=${AISTACK_SCHEDULER:-asg}
+AISTACK_MAX_ITERATIONS=${AISTACK_MAX_ITERATIONS:-0}
+AISTACK_ONCE=0
+if [[ -n ${AISTACK_REGION:-} ]]; then
+  export AWS_DEFAULT_REGION=$AISTACK_REGION
+fi
+
+log() {
+  local line
+  printf -v line '%(%Y-%m-%dT%H:%M:%S%z)T %s[%d]: %s' -1 "$AISTACK_SCRIPT" "$$" "$*"
+  printf '%s\n' "$line" >&2
+  printf '%s\n' "$line" 2>/dev/null >>"$AISTACK_LOG_DIR/$AISTACK_SCRIPT.log" || true
+}
+
+die() {
+  log "error: $*"
+  exit 2
+}
+
+# The comment block at the top of the running script is its usage text. The copies that
+# render_user_data installs have no comments, so there it points at the documented ones.
+usage() {
+  local line shown=0
+  {
+    read -r _
+    while IFS= read -r line && [[ $line == '#'* ]]; do
+      line=${line#'#'}
+      printf '%s\n' "${line# }"
+      shown=1
+    done
+  } <"$0"
+  if ((!shown)); then
+    printf 'usage: %s [--once]\nDocumented in aistack/node/scripts/%s in the aistack package.\n' \
+      "${0##*/}" "${0##*/}"
+  fi
+}
+
+parse_args() {
+  while (($#)); do
+    case $1 in
+      --once) AISTACK_ONCE=1 ;;
+      -h | --help) usage; exit 0 ;;
+      *) die "unknown argument '$1' (try --help)" ;;
+    esac
+    shift
+  done
+}
+
+# require_int NAME MIN: the variable NAME holds a whole number >= MIN, or the script stops.
+require_int() {
+  local name=$1 min=$2 value=${!1:-}
+  if ! [[ $value =~ ^[0-9]+$ ]] || ((10#$value < min)); then
+    die "$name must be a whole number >= $min (got '$value')"
+  fi
+}
+
+now() {
+  printf '%(%s)T' -1
+}
+
+prepare_dirs() {
+  mkdir -p "$AISTACK_STATE_DIR" "$AISTACK_LOG_DIR"
+}
+
+# state_get NAME DEFAULT: the first line of state file NAME, or DEFAULT when there is none.
+state_get() {
+  local value
+  if [[ -r $AISTACK_STATE_DIR/$1 ]] && read -r value <"$AISTACK_STATE_DIR/$1"; then
+    printf '%s' "$value"
+  else
+    printf '%s' "$2"
+  fi
+}
+
+# state_set NAME VALUE, atomically: a reader never sees half a file.
+state_set() {
+  printf '%s\n' "$2" >"$AISTACK_STATE_DIR/$1.tmp"
+  mv -f "$AISTACK_STATE_DIR/$1.tmp" "$AISTACK_STATE_DIR/$1"
+}
+
+# A hold is a pid file under $AISTACK_STATE_DIR/hold: while that process lives the idle
+# watchdog counts the node as busy. bootstrap.sh holds the node while it syncs data;
+# a trainer that idles its GPUs on purpose can do the same.
+hold_acquire() {
+  mkdir -p "$AISTACK_STATE_DIR/hold"
+  printf '%s\n' "$$" >"$AISTACK_STATE_DIR/hold/$1.pid"
+}
+
+hold_release() {
+  rm -f "$AISTACK_STATE_DIR/hold/$1.pid"
+}
+
+_imds_token=""
+_imds_token_at=0
+
+# imds_refresh_token: fetch an IMDSv2 session token unless the cached one is fresh. Call it
+# in the main shell before imds_get, which often runs in a command substitution.
+imds_refresh_token() {
+  if [[ -n $_imds_token ]] && ((SECONDS - _imds_token_at < 3000)); then
+    return 0
+  fi
+  _imds_token=$(curl -sSf -X PUT --max-time "$AISTACK_IMDS_TIMEOUT" \
+    -H "X-aws-ec2-metadata-token-ttl-seconds: 3600" \
+    "$AISTACK_IMDS_ENDPOINT/latest/api/token") || {
+    _imds_token=""
+    return 1
+  }
+  _imds_token_at=$SECONDS
+}
+
+# imds_get PATH: print the metadata at /latest/PATH. Returns 1 when it does not exist (404),
+# 2 when the metadata service cannot be read.
+imds_get() {
+  local out code
+  imds_refresh_token || return 2
+  out=$(curl -sS --max-time "$AISTACK_IMDS_TIMEOUT" \
+    -H "X-aws-ec2-metadata-token: $_imds_token" \
+    -w '\n%{http_code}' "$AISTACK_IMDS_ENDPOINT/latest/$1") || return 2
+  code=${out##*$'\n'}
+  case $code in
+    200) printf '%s\n' "${out%$'\n'*}" ;;
+    404) return 1 ;;
+    *) return 2 ;;
+  esac
+}
+
+terminate_mode() {
+  local mode=${AISTACK_TERMINATE_MODE:-}
+  if [[ -z $mode ]]; then
+    if [[ $AISTACK_SCHEDULER == asg ]]; then mode=asg; else mode=shutdown; fi
+  fi
+  case $mode in
+    asg | shutdown) printf '%s' "$mode" ;;
+    *) die "AISTACK_TERMINATE_MODE must be asg or shutdown (got '$mode')" ;;
+  esac
+}
+
+ensure_region() {
+  local region
+  if [[ -z ${AWS_DEFAULT_REGION:-} ]] && region=$(imds_get meta-data/placement/region); then
+    export AWS_DEFAULT_REGION=$region
+  fi
+}
+
+# terminate_node REASON: end this node. On an auto scaling node the group terminates it and
+# lowers its desired capacity, so it is not replaced; if that call fails the node halts
+# anyway, because a node that has decided to stop must not keep billing.
+terminate_node() {
+  local reason=$1 mode instance_id requested
+  mode=$(terminate_mode)
+  requested=$(state_get terminating 0)
+  if [[ $requested =~ ^[0-9]+$ ]] && (($(now) - requested < 600)); then
+    log "termination already requested at $requested; waiting for it"
+    return 0
+  fi
+  log "ending this node ($mode): $reason"
+  if [[ $mode == asg ]]; then
+    imds_refresh_token || true
+    ensure_region
+    if instance_id=$(imds_get meta-data/instance-id) &&
+      aws autoscaling terminate-instance-in-auto-scaling-group \
+        --instance-id "$instance_id" --should-decrement-desired-capacity >/dev/null; then
+      state_set terminating "$(now)"
+      return 0
+    fi
+    log "auto scaling termination failed; halting with shutdown -h now instead"
+  fi
+  if shutdown -h now; then
+    state_set terminating "$(now)"
+    return 0
+  fi
+  log "shutdown -h now failed"
+  return 1
+}
+
+# run_loop CHECK SECONDS: run CHECK every SECONDS; once with --once, or
+# AISTACK_MAX_ITERATIONS times. A failed check is logged and the loop goes on.
+run_loop() {
+  local check=$1 interval=$2 iteration=0 status
+  while :; do
+    status=0
+    "$check" || status=$?
+    if ((status != 0)); then
+      log "$check failed with status $status"
+    fi
+    iteration=$((iteration + 1))
+    if ((AISTACK_ONCE)); then
+      return "$status"
+    fi
+    if ((AISTACK_MAX_ITERATIONS > 0 && iteration >= AISTACK_MAX_ITERATIONS)); then
+      return 0
+    fi
+    sleep "$interval"
+  done
+}

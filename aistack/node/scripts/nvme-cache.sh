@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# nvme-cache.sh: put the node's instance-store NVMe disks behind $AISTACK_CACHE_DIR (D3).
+#
+# Instance-store disks are found by their model; EBS volumes, which are NVMe devices too on
+# Nitro instances, have another model and are never touched. Two or more disks are striped
+# into one RAID0 array, a single disk is formatted directly, and with none the cache is a
+# plain directory on the root volume. Idempotent: a mounted cache is left alone and an
+# existing filesystem is mounted, not reformatted.
+#
+# Environment:
+#   AISTACK_CACHE_DIR    mount point                                       (default /mnt/nvme)
+#   AISTACK_CACHE_FS     xfs | ext4: filesystem made on the disks               (default xfs)
+#   AISTACK_RAID_DEVICE  md device made from two or more disks             (default /dev/md0)
+#   AISTACK_DEV_DIR      directory holding the disks' device nodes             (default /dev)
+#   AISTACK_NVME_MODEL   model of instance-store disks, as `lsblk -o MODEL` prints it
+#                                               (default "Amazon EC2 NVMe Instance Storage")
+#   AISTACK_LOG_DIR      see lib.sh
+# Commands: lsblk, mdadm, blkid, mkfs.xfs or mkfs.ext4, mount, mountpoint.
+
+set -euo pipefail
+AISTACK_SCRIPT=nvme-cache
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+AISTACK_CACHE_DIR=${AISTACK_CACHE_DIR:-/mnt/nvme}
+AISTACK_CACHE_FS=${AISTACK_CACHE_FS:-xfs}
+AISTACK_RAID_DEVICE=${AISTACK_RAID_DEVICE:-/dev/md0}
+AISTACK_DEV_DIR=${AISTACK_DEV_DIR:-/dev}
+AISTACK_NVME_MODEL=${AISTACK_NVME_MODEL:-Amazon EC2 NVMe Instance Storage}
+
+# Print the kernel names of the instance-store disks, one a line. Runs in a command
+# substitution, where set -e does not reach, hence the explicit return.
+instance_store_disks() {
+  local listing name model
+  listing=$(lsblk -dn -o NAME,MODEL) || return 1
+  while read -r name model; do
+    if [[ $model == "$AISTACK_NVME_MODEL" && $name =~ ^[A-Za-z0-9]+$ ]]; then
+      printf '%s\n' "$name"
+    fi
+  done <<<"$listing"
+}
+
+# make_raid0 DEVICE...: stripe the devices into $AISTACK_RAID_DEVICE unless it exists.
+make_raid0() {
+  if [[ -b $AISTACK_RAID_DEVICE ]]; then
+    log "$AISTACK_RAID_DEVICE exists already; reusing it"
+    return 0
+  fi
+  log "striping $# instance-store disks into RAID0 $AISTACK_RAID_DEVICE: $*"
+  mdadm --create "$AISTACK_RAID_DEVICE" --run --level=0 --raid-devices="$#" "$@" >&2
+}
+
+# ensure_filesystem DEVICE: format DEVICE unless it already holds a filesystem.
+ensure_filesystem() {
+  local device=$1 existing
+  existing=$(blkid -o value -s TYPE "$device" 2>/dev/null) || existing=""
+  if [[ -n $existing ]]; then
+    log "keeping the $existing filesystem on $device"
+    return 0
+  fi
+  log "formatting $device as $AISTACK_CACHE_FS"
+  case $AISTACK_CACHE_FS in
+    xfs) mkfs.xfs -f -q -K -L aistack "$device" >&2 ;;
+    ext4) mkfs.ext4 -F -q -m 0 -L aistack "$device" >&2 ;;
+  esac
+}
+
+main() {
+  local listing device
+  local -a disks=()
+  parse_args "$@"
+  prepare_dirs
+  case $AISTACK_CACHE_FS in
+    xfs | ext4) ;;
+    *) die "AISTACK_CACHE_FS must be xfs or ext4 (got '$AISTACK_CACHE_FS')" ;;
+  esac
+  if mountpoint -q "$AISTACK_CACHE_DIR"; then
+    log "$AISTACK_CACHE_DIR is mounted already; nothing to do"
+    return 0
+  fi
+  listing=$(instance_store_disks)
+  if [[ -n $listing ]]; then
+    mapfile -t disks <<<"$listing"
+  fi
+  case ${#disks[@]} in
+    0)
+      log "no instance-store NVMe disks; the cache is a directory on the root volume"
+      mkdir -p "$AISTACK_CACHE_DIR"
+      return 0
+      ;;
+    1)
+      device=$AISTACK_DEV_DIR/${disks[0]}
+      log "one instance-store disk, $device; no RAID"
+      ;;
+    *)
+      make_raid0 "${disks[@]/#/$AISTACK_DEV_DIR/}"
+      device=$AISTACK_RAID_DEVICE
+      ;;
+  esac
+  ensure_filesystem "$device"
+  mkdir -p "$AISTACK_CACHE_DIR"
+  mount -o noatime "$device" "$AISTACK_CACHE_DIR"
+  log "mounted $device at $AISTACK_CACHE_DIR"
+}
+
+main "$@"

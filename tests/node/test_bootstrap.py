@@ -1,0 +1,133 @@
+"""bootstrap.sh: guards first, then the CloudWatch agent, the NVMe cache and the dataset."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from aistack.node import cloudwatch_agent_config
+
+from .conftest import BASH, SCRIPTS_DIR
+
+STORE = "Amazon EC2 NVMe Instance Storage"
+GUARDS = ("wallclock-limit", "spot-watch", "idle-watchdog")
+
+
+def prepare(node) -> None:
+    node.answer("lsblk", out=f"nvme0n1 Amazon Elastic Block Store\nnvme1n1 {STORE}\n")
+    node.stub("amazon-cloudwatch-agent-ctl")
+    node.env.update(
+        AISTACK_ENV_FILE=str(node.root / "node.env"),
+        AISTACK_SYSTEMD_DIR=str(node.root / "systemd"),
+        AISTACK_CLOUDWATCH_CONFIG=str(node.root / "etc" / "cloudwatch-agent.json"),
+    )
+    (node.root / "node.env").write_text(
+        "AISTACK_MAX_RUNTIME_MINUTES=600\n"
+        "AISTACK_LOG_GROUP=/aistack/training\n"
+        "AISTACK_DATASET_URI=s3://team-datasets/datasets/imagenet\n"
+        "AISTACK_DATASET_VERSION=v3\n"
+    )
+
+
+def test_bootstrap_starts_the_guards_as_systemd_units_then_caches_and_syncs(node):
+    prepare(node)
+    node.run("bootstrap.sh", AISTACK_SERVICE_MANAGER="systemd")
+    units = [f"aistack-{guard}.service" for guard in GUARDS]
+    assert node.calls("systemctl") == [["daemon-reload"], ["enable", "--now", *units]]
+    for guard in GUARDS:
+        unit = (node.root / "systemd" / f"aistack-{guard}.service").read_text()
+        assert f"ExecStart={BASH} {SCRIPTS_DIR}/{guard}.sh\n" in unit
+        assert f"Environment=AISTACK_ENV_FILE={node.root / 'node.env'}" in unit
+        assert "Restart=always" in unit and "WantedBy=multi-user.target" in unit
+    # The NVMe cache was mounted and the dataset synced into it.
+    assert node.calls("mount") == [["-o", "noatime", str(node.dev / "nvme1n1"), str(node.cache)]]
+    marker = node.cache / "datasets" / "imagenet" / "v3" / ".aistack-complete"
+    assert marker.read_text().startswith("version=v3\n")
+    # The guards were started before the slow steps.
+    order = [call[0] for call in node.calls()]
+    assert order.index("systemctl") < order.index("lsblk") < order.index("aws")
+    # The bootstrap released its hold on the node.
+    assert list((node.state / "hold").iterdir()) == []
+
+
+def test_the_cloudwatch_agent_gets_the_same_config_python_renders(node):
+    prepare(node)
+    node.run("bootstrap.sh", AISTACK_SERVICE_MANAGER="systemd")
+    config_path = node.root / "etc" / "cloudwatch-agent.json"
+    assert node.calls("amazon-cloudwatch-agent-ctl") == [
+        ["-a", "fetch-config", "-m", "ec2", "-s", "-c", f"file:{config_path}"]
+    ]
+    written = json.loads(config_path.read_text())
+    expected = cloudwatch_agent_config(
+        {"maxRuntimeMinutes": 600, "logGroup": "/aistack/training", "cacheDir": str(node.cache)},
+        log_dir=str(node.logs),
+    )
+    assert written == expected
+
+
+def test_without_the_agent_bootstrap_goes_on(node):
+    prepare(node)
+    node.unstub("amazon-cloudwatch-agent-ctl")
+    node.run("bootstrap.sh", AISTACK_SERVICE_MANAGER="systemd")
+    assert "CloudWatch agent is not installed" in node.log("bootstrap")
+    assert (node.cache / "datasets" / "imagenet" / "v3" / ".aistack-complete").exists()
+
+
+def test_a_failed_dataset_sync_fails_the_bootstrap_after_the_guards_started(node):
+    prepare(node)
+    node.answer("aws-s3-sync", rc=1)
+    result = node.run(
+        "bootstrap.sh",
+        check=False,
+        AISTACK_SERVICE_MANAGER="systemd",
+        AISTACK_SYNC_ATTEMPTS="1",
+    )
+    assert result.returncode != 0
+    assert ["daemon-reload"] in node.calls("systemctl")
+    assert list((node.state / "hold").iterdir()) == []
+
+
+def test_without_systemd_the_guards_run_as_background_loops(node):
+    prepare(node)
+    (node.root / "proc-stat").write_text(f"btime {int(time.time())}\n")
+    node.answer("nvidia-smi", out="0\n")
+    node.run(
+        "bootstrap.sh",
+        AISTACK_SERVICE_MANAGER="background",
+        AISTACK_MAX_ITERATIONS="1",
+        AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS="0",
+    )
+    assert node.calls("systemctl") == []
+    pids = [int((node.state / f"{guard}.pid").read_text()) for guard in GUARDS]
+    deadline = time.monotonic() + 10
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(running(pid) for pid in pids), "AISTACK_MAX_ITERATIONS=1 must end the loops"
+    assert "deadline: 600 minutes after" in node.log("wallclock-limit")
+    # One check ran: busy while bootstrap held the node, or idle once it had finished.
+    assert re.search(
+        r"(busy: held by bootstrap.pid|idle: check 1 of 30)$", node.log("idle-watchdog")
+    )
+    asked = [call[-1] for call in node.calls("curl")]
+    assert "http://169.254.169.254/latest/meta-data/spot/instance-action" in asked
+    assert node.calls("aws") == [
+        ["configure", "set", "default.s3.max_concurrent_requests", "64"],
+        [
+            "s3",
+            "sync",
+            "s3://team-datasets/datasets/imagenet/v3/",
+            str(node.cache / "datasets" / "imagenet" / "v3"),
+            "--only-show-errors",
+        ],
+    ], "no guard may end the node on its first check"
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is alive; a zombie nobody reaped has finished."""
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
