@@ -371,12 +371,15 @@ def render_user_data(
     multipart: bool = False,
     install_dir: str = "/opt/aistack",
     env_file: str = "/etc/aistack/node.env",
+    ecs_config: Mapping[str, str] | None = None,
 ) -> str:
     """Cloud-init user data that installs the node scripts and runs bootstrap.sh.
 
     The result is a shell script: it writes `config` to `env_file`, unpacks the scripts
     into `install_dir` and runs `bootstrap.sh`. With `multipart=True` the script is wrapped
-    in the MIME multi-part document that AWS Batch launch templates require. Raises
+    in the MIME multi-part document that AWS Batch launch templates require. `ecs_config`
+    lines are appended to /etc/ecs/ecs.config first, before the ECS agent starts (Batch
+    hosts: Spot draining, the container stop timeout). Raises
     ConfigError naming the field for invalid settings, or when the result would exceed
     EC2's 16 KB user-data limit.
     """
@@ -392,6 +395,19 @@ def render_user_data(
         f"{key}={shlex.quote(value)}\n" for key, value in config.environment().items()
     )
     env_dir = env_file.rsplit("/", 1)[0] or "/"
+    for key, value in (ecs_config or {}).items():
+        if not re.fullmatch(r"ECS_[A-Z0-9_]+", key) or not re.fullmatch(r"[\w.:/-]+", value):
+            raise ConfigError(
+                f"{key}={value!r} is not an ECS agent setting.",
+                field="ecs_config",
+                fix="use ECS_* names and plain values.",
+            )
+    ecs_lines = "".join(
+        f"echo {shlex.quote(f'{key}={value}')} >>/etc/ecs/ecs.config\n"
+        for key, value in (ecs_config or {}).items()
+    )
+    if ecs_lines:
+        ecs_lines = "mkdir -p /etc/ecs\n" + ecs_lines
     archive = base64.encodebytes(_scripts_archive()).decode("ascii")
     text = (
         "#!/bin/bash\n"
@@ -401,6 +417,7 @@ def render_user_data(
         "# package, aistack/node/scripts/.\n"
         "set -euo pipefail\n"
         "umask 022\n"
+        f"{ecs_lines}"
         f"mkdir -p {shlex.quote(install_dir)} {shlex.quote(env_dir)}\n"
         f"cat >{shlex.quote(env_file)} <<'AISTACK_ENV'\n"
         f"{env_lines}"

@@ -253,3 +253,38 @@ def test_script_reads_the_packaged_files():
     assert set(SCRIPTS) < set(FILES)
     with pytest.raises(AistackError, match="no node script named"):
         script("../config.py")
+
+
+def test_ecs_agent_settings_are_written_before_the_bootstrap_runs():
+    from aistack.node import render_user_data
+
+    text = render_user_data(
+        {"maxRuntimeMinutes": 60, "logGroup": "/aistack/pool", "scheduler": "batch"},
+        multipart=True,
+        ecs_config={
+            "ECS_ENABLE_SPOT_INSTANCE_DRAINING": "true",
+            "ECS_CONTAINER_STOP_TIMEOUT": "110s",
+        },
+    )
+    drain = text.index("echo ECS_ENABLE_SPOT_INSTANCE_DRAINING=true >>/etc/ecs/ecs.config")
+    assert drain < text.index("exec bash /opt/aistack/bootstrap.sh")
+    assert "ECS_CONTAINER_STOP_TIMEOUT=110s" in text
+
+
+def test_ecs_settings_cannot_inject_shell():
+    import pytest
+
+    from aistack.errors import ConfigError
+    from aistack.node import render_user_data
+
+    with pytest.raises(ConfigError, match="ecs_config"):
+        render_user_data(
+            {"maxRuntimeMinutes": 60, "logGroup": "/x"}, ecs_config={"ECS_X": "true; rm -rf /"}
+        )
+
+
+def test_gpu_metrics_aggregate_per_pool_for_the_starvation_alarm():
+    from aistack.node import cloudwatch_agent_config
+
+    agent = cloudwatch_agent_config({"maxRuntimeMinutes": 60, "logGroup": "/x"})
+    assert [] in agent["metrics"]["aggregation_dimensions"]
