@@ -1,0 +1,830 @@
+"""`aws.BudgetGuard`: a stack's budget, with daily alerts, anomaly detection and a kill switch.
+
+Checklist C3 asks for a budget with daily alerts, before anything runs. This component sets
+up, for one stack:
+
+* a monthly COST budget with ACTUAL alerts at 50/80/100 % and a FORECASTED alert at 100 %,
+  and a DAILY COST budget with an ACTUAL alert, both scoped to the stack through the
+  `aistack:stack` cost allocation tag (which it activates);
+* a cost anomaly monitor on the same tag with a daily subscription, so a spike is reported
+  the day after it starts rather than when a threshold falls;
+* a KMS-encrypted, TLS-only SNS topic that the alerts publish to, with the alert addresses
+  subscribed;
+* optionally (`kill_switch`), a Lambda that scales the stack's training capacity to zero
+  when the monthly budget's 100 % ACTUAL alert fires, and only then.
+
+AWS Budgets, cost allocation tags and Cost Anomaly Detection are global: AWS serves them
+from us-east-1 whatever the provider's region, and their resources take no region. The
+topics, their key and the kill switch are regional and live in `region`.
+See docs/components/budget-guard.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import json
+import math
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
+from aistack.config import STACK_TAG, AistackModel, Governance
+from aistack.errors import Problems
+
+__all__ = [
+    "BudgetGuard",
+    "BudgetGuardArgs",
+    "KILL_SWITCH_HANDLER",
+    "LOG_RETENTION_DAYS",
+    "cost_filter_value",
+]
+
+#: The kill switch's code, deployed as the Lambda's only file.
+KILL_SWITCH_HANDLER = Path(__file__).parent / "lambdas" / "budget_guard.py"
+#: The retention periods CloudWatch Logs accepts.
+LOG_RETENTION_DAYS = frozenset(
+    {1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557}
+    | {2922, 3288, 3653}
+)
+#: AWS Budgets: one SNS topic and at most 10 e-mail subscribers per notification, and at
+#: most 10 notifications per budget (one of the monthly budget's is the forecast).
+MAX_EMAILS = 10
+MAX_ACTUAL_THRESHOLDS = 9
+#: Key administration without use of the key: the services below encrypt and decrypt; no
+#: IAM principal can read alert contents through a broad IAM grant.
+KEY_ADMIN_ACTIONS = (
+    "kms:Create*",
+    "kms:Describe*",
+    "kms:Enable*",
+    "kms:List*",
+    "kms:Put*",
+    "kms:Update*",
+    "kms:Revoke*",
+    "kms:Disable*",
+    "kms:Get*",
+    "kms:Delete*",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:ScheduleKeyDeletion",
+    "kms:CancelKeyDeletion",
+)
+BUDGETS_PRINCIPAL = "budgets.amazonaws.com"
+COST_ALERTS_PRINCIPAL = "costalerts.amazonaws.com"
+# Mirrors AWS's own pattern for Cost Anomaly Detection subscribers, so an address AWS would
+# refuse is refused here, before anything is created.
+_EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+=?^_`{|}~/-]+@[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
+_MONITOR_ARN = re.compile(r"^arn:aws[a-z-]*:ce::\d{12}:anomalymonitor/[-a-zA-Z0-9/:_]+$")
+# Where each service's mutating calls may land; the tag condition narrows them to the stack.
+_MUTATING_RESOURCES = {
+    "autoscaling": ("autoscaling:{region}:{account}:autoScalingGroup:*:autoScalingGroupName/*",),
+    "batch": (
+        "batch:{region}:{account}:compute-environment/*",
+        "batch:{region}:{account}:job-queue/*",
+    ),
+    "ec2": ("ec2:{region}:{account}:instance/*",),
+}
+
+Percent = Annotated[float, Field(gt=0)]
+
+
+def cost_filter_value(stack: str) -> str:
+    """The Budgets `TagKeyValue` filter for a stack: `user:<tag key>$<tag value>`."""
+    return f"user:{STACK_TAG}${stack}"
+
+
+class BudgetGuardArgs(AistackModel):
+    """What a stack may spend, who hears about it, and whether training stops at the limit."""
+
+    governance: Governance
+    region: str = Field(
+        description="Region of the alert topics, their key and the kill switch. The kill "
+        "switch stops training capacity in this region only, so use the training region. "
+        "Must be in governance.allowed_regions (C4). Budgets and anomaly detection are "
+        "global and take no region. Explicit: never the provider's default."
+    )
+    monthly_limit_usd: float = Field(
+        gt=0,
+        description="Monthly budget for the stack in USD. Required: a budget is the first "
+        "cost control (C3).",
+    )
+    daily_limit_usd: float | None = Field(
+        None,
+        gt=0,
+        description="Daily budget in USD. Default: the monthly limit / 30, rounded up to a "
+        "whole dollar, so a day at the monthly pace is just inside it.",
+    )
+    alert_emails: tuple[str, ...] = Field(
+        min_length=1,
+        max_length=MAX_EMAILS,
+        description="Who is told (1-10 addresses; AWS Budgets sends to at most 10 per "
+        "alert). Budgets mail them directly; their SNS topic subscriptions must be confirmed "
+        "from the mail AWS sends.",
+    )
+    monthly_actual_thresholds: tuple[Percent, ...] = Field(
+        (50, 80, 100),
+        min_length=1,
+        max_length=MAX_ACTUAL_THRESHOLDS,
+        description="Percentages of the monthly limit at which actual spend alerts. Default "
+        "50/80/100: halfway, time to act, limit reached. At least one must be <= 100.",
+    )
+    monthly_forecast_threshold: Percent = Field(
+        100,
+        description="Alert when the month's forecast passes this percentage of the limit. "
+        "Default 100: warned while there is still time to avoid the overrun.",
+    )
+    daily_actual_threshold: Percent = Field(
+        100, description="Percentage of the daily limit at which a day's spend alerts."
+    )
+    kill_switch: bool = Field(
+        False,
+        description="Deploy a Lambda that scales the stack's training capacity (tagged "
+        "aistack:workload=training) to zero when actual spend reaches 100 % of the monthly "
+        "limit. Off by default: it stops running jobs, so a team opts in knowingly.",
+    )
+    kill_switch_dry_run: bool = Field(
+        False,
+        description="The kill switch only logs what it would stop. For trying it out; "
+        "needs kill_switch.",
+    )
+    kill_switch_log_retention_days: int = Field(
+        365,
+        description="Days the kill switch's logs are kept. Default a year: they are the "
+        "record of why training stopped, and tiny.",
+    )
+    anomaly_threshold_usd: float = Field(
+        100,
+        gt=0,
+        description="Report a cost anomaly when its total impact reaches this many USD. "
+        "Default 100: below that a GPU stack's daily noise drowns the signal.",
+    )
+    anomaly_frequency: Literal["DAILY", "IMMEDIATE"] = Field(
+        "DAILY",
+        description="DAILY: one e-mail digest a day to alert_emails. IMMEDIATE: each anomaly "
+        "as it is found, to the alert topic (AWS sends IMMEDIATE only through SNS).",
+    )
+    anomaly_monitor_arn: str | None = Field(
+        None,
+        pattern=_MONITOR_ARN.pattern,
+        description="Subscribe to this existing anomaly monitor instead of creating one on "
+        "the stack tag. For AWS Organizations member accounts, where only the management "
+        "account may create tag monitors.",
+    )
+    activate_cost_allocation_tag: bool = Field(
+        True,
+        description="Activate the aistack:stack cost allocation tag, which the budgets and "
+        "the monitor filter on. Set false where the management account activates it (only "
+        "it may, in an AWS Organization).",
+    )
+    subscribe_emails_to_topic: bool = Field(
+        True,
+        description="Also subscribe alert_emails to the alert topic, so what only the topic "
+        "carries (IMMEDIATE anomalies) reaches them. Once confirmed, budget alerts arrive "
+        "twice (direct and via SNS); set false to get them once.",
+    )
+    allow_destroy_with_logs: bool = Field(
+        False,
+        description="Let `pulumi destroy` delete the kill switch's log group and key. Off: "
+        "both are retained (and protected in prod), they are the audit trail.",
+    )
+
+    @field_validator("alert_emails")
+    @classmethod
+    def _emails_are_addresses(cls, emails: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [email for email in emails if not _EMAIL.fullmatch(email)]
+        if bad:
+            raise ValueError(
+                f"not e-mail addresses: {bad}. Fix: use addresses like 'ml-team@example.com'."
+            )
+        folded = [email.lower() for email in emails]
+        if len(set(folded)) != len(folded):
+            raise ValueError("an address is listed twice. Fix: list each address once.")
+        return emails
+
+    @field_validator("monthly_actual_thresholds")
+    @classmethod
+    def _thresholds_alert_in_time(cls, thresholds: tuple[float, ...]) -> tuple[float, ...]:
+        if len(set(thresholds)) != len(thresholds):
+            raise ValueError(
+                "a threshold is listed twice; AWS Budgets refuses duplicate notifications. "
+                "Fix: list each percentage once."
+            )
+        if min(thresholds) > 100:
+            raise ValueError(
+                "every threshold is above 100 %, so nobody hears before the limit is passed "
+                "(checklist C3). Fix: include a threshold of 100 or less, e.g. [50, 80, 100]."
+            )
+        return tuple(sorted(thresholds))
+
+    @field_validator("kill_switch_log_retention_days")
+    @classmethod
+    def _retention_is_accepted(cls, days: int) -> int:
+        if days not in LOG_RETENTION_DAYS:
+            raise ValueError(
+                f"CloudWatch Logs does not accept a retention of {days} days. Fix: use one of "
+                f"{sorted(LOG_RETENTION_DAYS)}."
+            )
+        return days
+
+    def daily_limit(self) -> float:
+        if self.daily_limit_usd is not None:
+            return self.daily_limit_usd
+        # Capped for budgets under 30 USD a month, where a whole dollar could exceed it.
+        return min(float(math.ceil(self.monthly_limit_usd / 30)), self.monthly_limit_usd)
+
+
+class BudgetGuard(pulumi.ComponentResource):
+    """Monthly and daily budgets, anomaly alerts and an optional training kill switch."""
+
+    monthly_budget: aws.budgets.Budget
+    daily_budget: aws.budgets.Budget
+    monthly_budget_name: pulumi.Output[str]
+    daily_budget_name: pulumi.Output[str]
+    alert_topic_arn: pulumi.Output[str]
+    kms_key_arn: pulumi.Output[str]
+    anomaly_monitor_arn: pulumi.Output[str]
+    anomaly_subscription_arn: pulumi.Output[str]
+    kill_switch_topic_arn: pulumi.Output[str] | None
+    kill_switch_function_name: pulumi.Output[str] | None
+    kill_switch_function_arn: pulumi.Output[str] | None
+
+    def __init__(
+        self,
+        name: str,
+        args: BudgetGuardArgs | dict,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        args = BudgetGuardArgs.parse(args, where=name)
+        _validate(name, args)
+
+        super().__init__(
+            "aistack:index:AwsBudgetGuard",
+            name,
+            {"region": args.region, "monthlyLimitUsd": args.monthly_limit_usd},
+            opts,
+        )
+        self.args = args
+        self.region = args.region
+        tags = tags_for(args.governance, workload="cost-control")
+        # The value every resource of this stack carries in its stack tag, as tagged.
+        self.stack = tags[STACK_TAG]
+        identity = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        account, self._partition = identity.account_id, partition.partition
+        self._account = account
+
+        kill_fn_name = _physical_name(self.stack, name, "kill-switch", limit=64)
+        kill_log_group = f"/aws/lambda/{kill_fn_name}"
+        kill_log_group_arn = pulumi.Output.format(
+            "arn:{0}:logs:{1}:{2}:log-group:{3}",
+            self._partition,
+            args.region,
+            account,
+            kill_log_group,
+        )
+
+        # One key for the topics and the kill switch's logs. It outlives the stack only when
+        # it encrypts retained logs: a topic's messages are gone within hours.
+        key_opts = (
+            stateful_opts(self, args.governance, allow_destroy=args.allow_destroy_with_logs)
+            if args.kill_switch
+            else child_opts(self)
+        )
+        self.kms_key = aws.kms.Key(
+            f"{name}-key",
+            description=f"aistack budget alerts {self.stack}/{name}",
+            enable_key_rotation=True,
+            deletion_window_in_days=30,
+            policy=self._key_policy(kill_log_group_arn if args.kill_switch else None),
+            region=args.region,
+            tags=tags,
+            opts=key_opts,
+        )
+        self.kms_key_arn = self.kms_key.arn
+
+        self.alert_topic, self.alert_topic_policy = self._topic(
+            f"{name}-alerts", tags, publishers=(BUDGETS_PRINCIPAL, COST_ALERTS_PRINCIPAL)
+        )
+        self.alert_topic_arn = self.alert_topic.arn
+        self.email_subscriptions: list[aws.sns.TopicSubscription] = []
+        if args.subscribe_emails_to_topic:
+            for email in args.alert_emails:
+                # Named by address, not position: removing one must not re-create the rest
+                # (each re-created subscription needs confirming again).
+                self.email_subscriptions.append(
+                    aws.sns.TopicSubscription(
+                        f"{name}-alerts-{_slug(email)}",
+                        topic=self.alert_topic.arn,
+                        protocol="email",
+                        endpoint=email,
+                        region=args.region,
+                        opts=child_opts(self),
+                    )
+                )
+
+        self.kill_switch_topic: aws.sns.Topic | None = None
+        self.kill_switch_topic_arn = None
+        self.kill_switch_function: aws.lambda_.Function | None = None
+        self.kill_switch_function_name = None
+        self.kill_switch_function_arn = None
+        topic_policies = [self.alert_topic_policy]
+        if args.kill_switch:
+            # A topic of its own, fed by nothing but the monthly 100 % ACTUAL notification:
+            # the 50/80 % and forecast alerts can never reach the Lambda.
+            self.kill_switch_topic, kill_policy = self._topic(
+                f"{name}-kill-switch-topic", tags, publishers=(BUDGETS_PRINCIPAL,)
+            )
+            self.kill_switch_topic_arn = self.kill_switch_topic.arn
+            topic_policies.append(kill_policy)
+            self._kill_switch(name, kill_fn_name, kill_log_group, kill_log_group_arn, tags)
+
+        self.cost_allocation_tag: aws.costexplorer.CostAllocationTag | None = None
+        if args.activate_cost_allocation_tag:
+            # AWS lists a tag key for activation only once it has appeared in billing data,
+            # up to 24 hours after the first resource carrying it exists. On a new account
+            # the first `pulumi up` can fail here; run it again the next day. Retained on
+            # delete: the tag is account-wide and other stacks' budgets filter on it.
+            self.cost_allocation_tag = aws.costexplorer.CostAllocationTag(
+                f"{name}-cost-allocation-tag",
+                tag_key=STACK_TAG,
+                status="Active",
+                opts=child_opts(self, retain_on_delete=True),
+            )
+
+        # Budgets do not wait for the tag activation: they can exist (reporting $0) before
+        # it, so a first run on a new account still gets them. They wait for the topic
+        # policies, as AWS checks at creation that Budgets may publish to the topics.
+        budget_opts = child_opts(self, depends_on=topic_policies)
+        cost_filters = [
+            aws.budgets.BudgetCostFilterArgs(
+                name="TagKeyValue", values=[cost_filter_value(self.stack)]
+            )
+        ]
+        # Gross spend: credits and refunds must not hide a runaway training job.
+        cost_types = aws.budgets.BudgetCostTypesArgs(include_credit=False, include_refund=False)
+        self.monthly_budget = aws.budgets.Budget(
+            f"{name}-monthly",
+            name=_physical_name(self.stack, name, "monthly", limit=100),
+            budget_type="COST",
+            time_unit="MONTHLY",
+            limit_amount=_usd(args.monthly_limit_usd),
+            limit_unit="USD",
+            cost_filters=cost_filters,
+            cost_types=cost_types,
+            notifications=self._monthly_notifications(),
+            tags=tags,
+            opts=budget_opts,
+        )
+        self.daily_budget = aws.budgets.Budget(
+            f"{name}-daily",
+            name=_physical_name(self.stack, name, "daily", limit=100),
+            budget_type="COST",
+            time_unit="DAILY",
+            limit_amount=_usd(args.daily_limit()),
+            limit_unit="USD",
+            cost_filters=cost_filters,
+            cost_types=cost_types,
+            # AWS Budgets has no forecast for daily budgets: actual only.
+            notifications=[self._notification("ACTUAL", args.daily_actual_threshold)],
+            tags=tags,
+            opts=budget_opts,
+        )
+        self.monthly_budget_name = self.monthly_budget.name
+        self.daily_budget_name = self.daily_budget.name
+
+        self._anomaly_detection(name, tags)
+
+        outputs: dict[str, Any] = {
+            "monthly_budget_name": self.monthly_budget_name,
+            "daily_budget_name": self.daily_budget_name,
+            "alert_topic_arn": self.alert_topic_arn,
+            "kms_key_arn": self.kms_key_arn,
+            "anomaly_monitor_arn": self.anomaly_monitor_arn,
+            "anomaly_subscription_arn": self.anomaly_subscription_arn,
+            "cost_filter": cost_filter_value(self.stack),
+            "kill_switch": args.kill_switch,
+        }
+        if args.kill_switch:
+            outputs |= {
+                "kill_switch_topic_arn": self.kill_switch_topic_arn,
+                "kill_switch_function_name": self.kill_switch_function_name,
+                "kill_switch_function_arn": self.kill_switch_function_arn,
+            }
+        self.register_outputs(outputs)
+
+    # ---- budgets -------------------------------------------------------------------------
+
+    def _notification(
+        self, kind: str, threshold: float, topic: pulumi.Output[str] | None = None
+    ) -> aws.budgets.BudgetNotificationArgs:
+        return aws.budgets.BudgetNotificationArgs(
+            comparison_operator="GREATER_THAN",
+            threshold=threshold,
+            threshold_type="PERCENTAGE",
+            notification_type=kind,
+            # Mailed directly too: needs no confirmation, and survives a broken topic.
+            subscriber_email_addresses=list(self.args.alert_emails),
+            subscriber_sns_topic_arns=[topic if topic is not None else self.alert_topic.arn],
+        )
+
+    def _monthly_notifications(self) -> list[aws.budgets.BudgetNotificationArgs]:
+        notifications = []
+        for threshold in self.args.monthly_actual_thresholds:
+            # AWS allows one SNS topic per notification: with the kill switch on, the 100 %
+            # ACTUAL alert goes to the kill switch's topic instead of the alert topic. The
+            # addresses still get it directly.
+            topic = (
+                self.kill_switch_topic.arn
+                if self.kill_switch_topic is not None and threshold == 100
+                else None
+            )
+            notifications.append(self._notification("ACTUAL", threshold, topic))
+        notifications.append(self._notification("FORECASTED", self.args.monthly_forecast_threshold))
+        return notifications
+
+    # ---- anomaly detection ---------------------------------------------------------------
+
+    def _anomaly_detection(self, name: str, tags: dict[str, str]) -> None:
+        args = self.args
+        self.anomaly_monitor: aws.costexplorer.AnomalyMonitor | None = None
+        if args.anomaly_monitor_arn:
+            self.anomaly_monitor_arn = pulumi.Output.from_input(args.anomaly_monitor_arn)
+        else:
+            # CUSTOM on the stack tag, not DIMENSIONAL/SERVICE: AWS allows one dimensional
+            # monitor per dimension per account (many accounts already have the default
+            # one), and a service monitor would report other teams' spikes too.
+            self.anomaly_monitor = aws.costexplorer.AnomalyMonitor(
+                f"{name}-anomaly-monitor",
+                name=_physical_name(self.stack, name, limit=1024),
+                monitor_type="CUSTOM",
+                monitor_specification=json.dumps(
+                    {"Tags": {"Key": STACK_TAG, "Values": [self.stack], "MatchOptions": ["EQUALS"]}}
+                ),
+                tags=tags,
+                opts=child_opts(
+                    self,
+                    depends_on=[self.cost_allocation_tag] if self.cost_allocation_tag else [],
+                ),
+            )
+            self.anomaly_monitor_arn = self.anomaly_monitor.arn
+
+        if args.anomaly_frequency == "IMMEDIATE":
+            subscribers = [
+                aws.costexplorer.AnomalySubscriptionSubscriberArgs(
+                    type="SNS", address=self.alert_topic.arn
+                )
+            ]
+        else:
+            subscribers = [
+                aws.costexplorer.AnomalySubscriptionSubscriberArgs(type="EMAIL", address=email)
+                for email in args.alert_emails
+            ]
+        expression = aws.costexplorer.AnomalySubscriptionThresholdExpressionArgs
+        dimension = aws.costexplorer.AnomalySubscriptionThresholdExpressionDimensionArgs
+        self.anomaly_subscription = aws.costexplorer.AnomalySubscription(
+            f"{name}-anomaly-subscription",
+            name=_physical_name(self.stack, name, "anomalies", limit=1024),
+            frequency=args.anomaly_frequency,
+            monitor_arn_lists=[self.anomaly_monitor_arn],
+            subscribers=subscribers,
+            threshold_expression=expression(
+                dimension=dimension(
+                    key="ANOMALY_TOTAL_IMPACT_ABSOLUTE",
+                    match_options=["GREATER_THAN_OR_EQUAL"],
+                    values=[_usd(args.anomaly_threshold_usd)],
+                )
+            ),
+            tags=tags,
+            opts=child_opts(self, depends_on=[self.alert_topic_policy]),
+        )
+        self.anomaly_subscription_arn = self.anomaly_subscription.arn
+
+    # ---- topics and key ------------------------------------------------------------------
+
+    def _topic(
+        self, name: str, tags: dict[str, str], *, publishers: tuple[str, ...]
+    ) -> tuple[aws.sns.Topic, aws.sns.TopicPolicy]:
+        topic = aws.sns.Topic(
+            name,
+            kms_master_key_id=self.kms_key.arn,
+            region=self.region,
+            tags=tags,
+            opts=child_opts(self),
+        )
+        arn = topic.arn
+        statements: list[object] = []
+        for principal in publishers:
+            condition: dict[str, Any] = {"StringEquals": {"aws:SourceAccount": self._account}}
+            if principal == BUDGETS_PRINCIPAL:
+                condition["ArnLike"] = {
+                    "aws:SourceArn": pulumi.Output.format(
+                        "arn:{0}:budgets::{1}:*", self._partition, self._account
+                    )
+                }
+            statements.append(
+                {
+                    "Sid": "Publish" + principal.split(".")[0].title(),
+                    "Effect": "Allow",
+                    "Principal": {"Service": principal},
+                    "Action": "SNS:Publish",
+                    "Resource": arn,
+                    "Condition": condition,
+                }
+            )
+        statements.append(
+            {
+                "Sid": "DenyInsecureTransport",
+                "Effect": "Deny",
+                "Principal": "*",
+                # A Deny: the broader its actions, the less can happen without TLS.
+                "Action": "SNS:*",
+                "Resource": arn,
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            }
+        )
+        policy = aws.sns.TopicPolicy(
+            f"{name}-policy",
+            arn=arn,
+            policy=policy_output(*statements),
+            region=self.region,
+            opts=child_opts(self),
+        )
+        return topic, policy
+
+    def _key_policy(self, log_group_arn: pulumi.Output[str] | None) -> pulumi.Output[str]:
+        account, partition = self._account, self._partition
+        statements: list[object] = [
+            {
+                "Sid": "AccountAdministersKey",
+                "Effect": "Allow",
+                "Principal": {
+                    "AWS": pulumi.Output.format("arn:{0}:iam::{1}:root", partition, account)
+                },
+                "Action": list(KEY_ADMIN_ACTIONS),
+                # In a key policy "*" is this key and nothing else.
+                "Resource": "*",
+            },
+            {
+                "Sid": "CostAlertsEncryptMessages",
+                "Effect": "Allow",
+                "Principal": {"Service": [BUDGETS_PRINCIPAL, COST_ALERTS_PRINCIPAL]},
+                "Action": ["kms:GenerateDataKey*", "kms:Decrypt"],
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:SourceAccount": account}},
+            },
+        ]
+        if log_group_arn is not None:
+            statements.append(
+                {
+                    "Sid": "LogsEncryptKillSwitchLogs",
+                    "Effect": "Allow",
+                    "Principal": {"Service": f"logs.{self.region}.amazonaws.com"},
+                    "Action": [
+                        "kms:Encrypt*",
+                        "kms:Decrypt*",
+                        "kms:ReEncrypt*",
+                        "kms:GenerateDataKey*",
+                        "kms:Describe*",
+                    ],
+                    "Resource": "*",
+                    "Condition": {
+                        "ArnEquals": {"kms:EncryptionContext:aws:logs:arn": log_group_arn}
+                    },
+                }
+            )
+        return policy_output(*statements)
+
+    # ---- kill switch ---------------------------------------------------------------------
+
+    def _kill_switch(
+        self,
+        name: str,
+        function_name: str,
+        log_group_name: str,
+        log_group_arn: pulumi.Output[str],
+        tags: dict[str, str],
+    ) -> None:
+        args = self.args
+        assert self.kill_switch_topic is not None
+        # Created before the function so Lambda never creates it itself, unencrypted and
+        # kept forever.
+        self.kill_switch_log_group = aws.cloudwatch.LogGroup(
+            f"{name}-kill-switch-logs",
+            name=log_group_name,
+            retention_in_days=args.kill_switch_log_retention_days,
+            kms_key_id=self.kms_key.arn,
+            region=args.region,
+            tags=tags,
+            opts=stateful_opts(self, args.governance, allow_destroy=args.allow_destroy_with_logs),
+        )
+        self.kill_switch_role = aws.iam.Role(
+            f"{name}-kill-switch-role",
+            description=f"aistack budget kill switch for stack {self.stack}",
+            assume_role_policy=policy_output(
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Service": "lambda.amazonaws.com"},
+                    "Action": "sts:AssumeRole",
+                }
+            ),
+            tags=tags,
+            opts=child_opts(self),
+        )
+        self.kill_switch_policy = aws.iam.RolePolicy(
+            f"{name}-kill-switch-permissions",
+            role=self.kill_switch_role.id,
+            policy=self._kill_switch_policy(log_group_arn),
+            opts=child_opts(self),
+        )
+        self.kill_switch_function = aws.lambda_.Function(
+            f"{name}-kill-switch",
+            name=function_name,
+            description=f"Scale stack {self.stack}'s training capacity to zero at 100 % of "
+            "its monthly budget",
+            runtime="python3.12",
+            handler="budget_guard.handler",
+            code=pulumi.AssetArchive(
+                {"budget_guard.py": pulumi.FileAsset(str(KILL_SWITCH_HANDLER))}
+            ),
+            role=self.kill_switch_role.arn,
+            timeout=120,
+            memory_size=256,
+            # One run at a time: two concurrent runs would both record "previous sizes".
+            reserved_concurrent_executions=1,
+            environment=aws.lambda_.FunctionEnvironmentArgs(
+                variables={
+                    "AISTACK_STACK": self.stack,
+                    "AISTACK_DRY_RUN": "true" if args.kill_switch_dry_run else "false",
+                }
+            ),
+            logging_config=aws.lambda_.FunctionLoggingConfigArgs(
+                log_format="Text", log_group=self.kill_switch_log_group.name
+            ),
+            region=args.region,
+            tags=tags,
+            # The role's permissions must exist before the first invocation can use them.
+            opts=child_opts(self, depends_on=[self.kill_switch_log_group, self.kill_switch_policy]),
+        )
+        self.kill_switch_function_name = self.kill_switch_function.name
+        self.kill_switch_function_arn = self.kill_switch_function.arn
+        self.kill_switch_permission = aws.lambda_.Permission(
+            f"{name}-kill-switch-invoke",
+            action="lambda:InvokeFunction",
+            function=self.kill_switch_function.name,
+            principal="sns.amazonaws.com",
+            source_arn=self.kill_switch_topic.arn,
+            region=args.region,
+            opts=child_opts(self),
+        )
+        self.kill_switch_subscription = aws.sns.TopicSubscription(
+            f"{name}-kill-switch-subscription",
+            topic=self.kill_switch_topic.arn,
+            protocol="lambda",
+            endpoint=self.kill_switch_function.arn,
+            region=args.region,
+            opts=child_opts(self, depends_on=[self.kill_switch_permission]),
+        )
+
+    def _kill_switch_policy(self, log_group_arn: pulumi.Output[str]) -> pulumi.Output[str]:
+        discovery, mutating, previous_size_tag = _handler_permissions()
+        tagging = [a for a in mutating if a.endswith(("Tags", "TagResource"))]
+        stopping = [a for a in mutating if a not in tagging]
+
+        def arns(actions: list[str]) -> list[pulumi.Output[str]]:
+            services = sorted({action.split(":", 1)[0] for action in actions})
+            return [
+                pulumi.Output.format(
+                    "arn:{0}:" + template.format(region=self.region, account="{1}"),
+                    self._partition,
+                    self._account,
+                )
+                for service in services
+                for template in _MUTATING_RESOURCES[service]
+            ]
+
+        on_this_stack = {"StringEquals": {f"aws:ResourceTag/{STACK_TAG}": self.stack}}
+        return policy_output(
+            {
+                "Sid": "DiscoverTrainingCapacity",
+                "Effect": "Allow",
+                "Action": discovery,
+                # Describe* calls of Auto Scaling, Batch and EC2 support no resource-level
+                # permissions: IAM requires "*" for them. They only read.
+                "Resource": "*",
+            },
+            {
+                # Job queues qualify by the stack tag alone: a queue feeding a training
+                # compute environment need not carry the workload tag (see the handler).
+                "Sid": "StopThisStacksCapacity",
+                "Effect": "Allow",
+                "Action": stopping,
+                "Resource": arns(stopping),
+                "Condition": on_this_stack,
+            },
+            {
+                "Sid": "RecordPreviousSizes",
+                "Effect": "Allow",
+                "Action": tagging,
+                "Resource": arns(tagging),
+                # Only the previous-size tag: the role cannot move a resource into or out of
+                # the stack by rewriting its stack tag.
+                "Condition": {
+                    **on_this_stack,
+                    "ForAllValues:StringEquals": {"aws:TagKeys": [previous_size_tag]},
+                },
+            },
+            {
+                "Sid": "WriteOwnLogs",
+                "Effect": "Allow",
+                "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+                "Resource": pulumi.Output.concat(log_group_arn, ":*"),
+            },
+        )
+
+
+# ---- validation and helpers ------------------------------------------------------------
+
+
+def _validate(name: str, args: BudgetGuardArgs) -> None:
+    """Cross-field checks pydantic cannot express per field; all problems at once."""
+    problems = Problems()
+
+    def field(attribute: str) -> str:
+        return f"{name}.{to_camel(attribute)}"
+
+    region_problem = args.governance.region_problem(args.region, field("region"))
+    if region_problem:
+        problems.items.append(region_problem)
+    daily = args.daily_limit()
+    if daily > args.monthly_limit_usd:
+        problems.add(
+            field("daily_limit_usd"),
+            f"the daily limit ({_usd(daily)} USD) is above the monthly limit "
+            f"({_usd(args.monthly_limit_usd)} USD), so the daily alert could never come first.",
+            "lower dailyLimitUsd (or leave it unset for monthly / 30).",
+        )
+    if args.kill_switch and 100 not in args.monthly_actual_thresholds:
+        problems.add(
+            field("monthly_actual_thresholds"),
+            "the kill switch fires on the monthly budget's 100 % ACTUAL alert, which these "
+            "thresholds do not include.",
+            "add 100 to monthlyActualThresholds, or turn killSwitch off.",
+        )
+    if args.kill_switch_dry_run and not args.kill_switch:
+        problems.add(
+            field("kill_switch_dry_run"),
+            "a dry run of the kill switch was asked for, but the kill switch is off.",
+            "set killSwitch: true to deploy it in dry-run mode, or drop killSwitchDryRun.",
+        )
+    problems.raise_if_any()
+
+
+@functools.cache
+def _handler_permissions() -> tuple[list[str], list[str], str]:
+    """(discovery actions, mutating actions, previous-size tag) read from the handler's
+    source. Parsed, not imported: the handler needs boto3, which aistack does not."""
+    wanted = {"DISCOVERY_ACTIONS", "MUTATING_ACTIONS", "PREVIOUS_SIZE_TAG"}
+    found: dict[str, Any] = {}
+    for node in ast.parse(KILL_SWITCH_HANDLER.read_text()).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id in wanted and node.value is not None:
+            found[target.id] = ast.literal_eval(node.value)
+    missing = wanted - found.keys()
+    if missing:
+        raise RuntimeError(f"{KILL_SWITCH_HANDLER} no longer defines {sorted(missing)}")
+    unscoped = set(found["MUTATING_ACTIONS"]) - _MUTATING_RESOURCES.keys()
+    if unscoped:
+        raise RuntimeError(
+            f"the kill switch changes {sorted(unscoped)} resources, which BudgetGuard has no "
+            "resource ARNs for; add them to _MUTATING_RESOURCES"
+        )
+    discovery = [a for actions in found["DISCOVERY_ACTIONS"].values() for a in actions]
+    mutating = [a for actions in found["MUTATING_ACTIONS"].values() for a in actions]
+    return discovery, mutating, found["PREVIOUS_SIZE_TAG"]
+
+
+def _usd(amount: float) -> str:
+    """`1000.0` -> `"1000"`, `33.5` -> `"33.5"`: how Budgets and Cost Explorer print money."""
+    return f"{amount:.2f}".rstrip("0").rstrip(".")
+
+
+def _physical_name(*parts: str, limit: int) -> str:
+    """A readable, deterministic AWS name unique to this stack and component."""
+    text = re.sub(r"[^A-Za-z0-9_-]+", "-", "-".join(parts)).strip("-")
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    return f"{text[: limit - 9]}-{digest}"
+
+
+def _slug(email: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", email.lower()).strip("-")
