@@ -116,7 +116,8 @@ class SimulatedCloud(Mocks):
         acct = ACCOUNT_ID
         out = dict(inputs)
         out.setdefault("region", region)
-        out.setdefault("tagsAll", dict(inputs.get("tags") or {}))
+        if isinstance(inputs.get("tags"), dict):
+            out.setdefault("tagsAll", dict(inputs["tags"]))
         name = self._physical_name(args)
         arn = f"arn:aws:{module}:{region}:{acct}:{kind.lower()}/{name}"
         resource_id = name
@@ -236,6 +237,9 @@ class SimulatedCloud(Mocks):
 
         out.setdefault("arn", arn)
         out.setdefault("id", resource_id)
+        # Auto-named resources get their physical name back, as the provider reports it.
+        if module not in ("s3",) and "name" not in out:
+            out["name"] = name
         return resource_id, out
 
     def _gcp_resource(
@@ -365,8 +369,10 @@ class SimulatedCloud(Mocks):
     def _aws_ssm_parameter(self, args: dict[str, Any], provider: str) -> dict[str, Any]:
         name = str(args["name"])
         region = self.aws_region(args, provider)
-        # Public AMI parameters resolve to an image id, as on AWS.
-        value = f"ami-{_digest(name, region)}" if "/ami" in name or "ami-" in name else "value"
+        # Public AMI parameters (.../image_id, .../ami-id) resolve to an image id, as on AWS;
+        # any other parameter to a value that says where it came from.
+        is_image = "ami" in name.lower() or name.endswith("image_id")
+        value = f"ami-{_digest(name, region)}" if is_image else f"simulated-ssm:{name}"
         return {
             "name": name,
             "value": value,

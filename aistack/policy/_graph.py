@@ -10,7 +10,11 @@ BUCKET = "aws:s3/bucket:Bucket"
 
 
 def tags(resource: Resource) -> dict[str, str]:
-    return dict(resource.inputs.get("tags") or {})
+    """A resource's tags; auto scaling groups carry them as a list of {key, value}."""
+    raw = resource.inputs.get("tags") or {}
+    if isinstance(raw, list):
+        return {str(tag.get("key")): str(tag.get("value")) for tag in raw if "key" in tag}
+    return dict(raw)
 
 
 def is_aistack_managed(graph: StackGraph, resource: Resource) -> bool:

@@ -1,0 +1,82 @@
+"""Retained, KMS-encrypted CloudWatch log groups (T6), shared by every component."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+
+from aistack.aws._base import policy_output, stateful_opts
+from aistack.config import Governance
+
+__all__ = ["encrypted_log_group"]
+
+
+def encrypted_log_group(
+    name: str,
+    parent: pulumi.Resource,
+    *,
+    log_group_name: str,
+    region: str,
+    governance: Governance,
+    retention_days: int,
+    tags: dict[str, str],
+    allow_destroy: bool = False,
+) -> tuple[aws.kms.Key, aws.cloudwatch.LogGroup]:
+    """A log group kept on `pulumi destroy`, encrypted with its own rotating key.
+
+    CloudWatch Logs may use the key only for log groups of this account and region (the
+    encryption-context condition), which is what the Logs service documents as least
+    privilege.
+    """
+    account = aws.get_caller_identity_output().account_id
+    key_policy = policy_output(
+        {
+            "Sid": "AccountAdministers",
+            "Effect": "Allow",
+            "Principal": {"AWS": pulumi.Output.concat("arn:aws:iam::", account, ":root")},
+            "Action": "kms:*",
+            "Resource": "*",  # In a key policy "*" means this key.
+        },
+        {
+            "Sid": "CloudWatchLogsUsesKey",
+            "Effect": "Allow",
+            "Principal": {"Service": f"logs.{region}.amazonaws.com"},
+            "Action": [
+                "kms:Encrypt*",
+                "kms:Decrypt*",
+                "kms:ReEncrypt*",
+                "kms:GenerateDataKey*",
+                "kms:Describe*",
+            ],
+            "Resource": "*",
+            "Condition": {
+                "ArnLike": {
+                    "kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
+                        "arn:aws:logs:", region, ":", account, ":log-group:*"
+                    )
+                }
+            },
+        },
+    )
+    keep = stateful_opts(parent, governance, allow_destroy=allow_destroy)
+    key = aws.kms.Key(
+        f"{name}-logs-key",
+        description=f"aistack log group {log_group_name}",
+        enable_key_rotation=True,
+        deletion_window_in_days=30,
+        policy=key_policy,
+        region=region,
+        tags=tags,
+        opts=keep,
+    )
+    log_group = aws.cloudwatch.LogGroup(
+        f"{name}-logs",
+        name=log_group_name,
+        retention_in_days=retention_days,
+        kms_key_id=key.arn,
+        skip_destroy=not allow_destroy,
+        region=region,
+        tags=tags,
+        opts=pulumi.ResourceOptions.merge(keep, pulumi.ResourceOptions(depends_on=[key])),
+    )
+    return key, log_group

@@ -1,0 +1,284 @@
+"""TrainingPool: Spot, scale to zero, IMDSv2, encrypted, private, bounded, resumable, observed."""
+
+import base64
+import json
+
+import pytest
+
+from aistack import aws as aistack_aws
+from aistack import catalog
+from aistack.errors import ConfigError
+
+DIGEST = "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer@sha256:" + "ab" * 32
+DATASET = {"name": "tickets", "version": "v3", "source": "crm export", "licence": "internal"}
+
+
+def _platform(governance, *, region="us-east-1", dataset_region="us-east-1", **pool):
+    """The pieces a pool needs, built with the real components, plus the pool."""
+    network = aistack_aws.Network(
+        "net",
+        {
+            "governance": governance,
+            "region": region,
+            "trainingInstanceTypes": pool.get("instanceTypes", ["g5.12xlarge"]),
+        },
+    )
+    identity = aistack_aws.WorkloadIdentity("id", {"governance": governance})
+    data = aistack_aws.DatasetBucket(
+        "data",
+        {"kind": "dataset", "region": dataset_region, "governance": governance, "dataset": DATASET},
+    )
+    ckpt = aistack_aws.DatasetBucket(
+        "ckpt", {"kind": "checkpoints", "region": dataset_region, "governance": governance}
+    )
+    args = {
+        "governance": governance,
+        "region": region,
+        "instanceTypes": ["g5.12xlarge"],
+        "maxNodes": 4,
+        "image": DIGEST,
+        "maxRuntimeMinutes": 720,
+        **pool,
+    }
+    return aistack_aws.TrainingPool(
+        "train", args, network=network, identity=identity, dataset=data, checkpoints=ckpt
+    )
+
+
+def _one(graph, token):
+    found = graph.of_type(token)
+    assert len(found) == 1, f"expected one {token}, found {len(found)}"
+    return found[0]
+
+
+@pytest.fixture
+def batch_graph(run, governance):
+    return run(lambda: _platform(governance))
+
+
+def test_batch_compute_environment_is_spot_price_capacity_optimized_and_idles_at_zero(
+    batch_graph,
+):
+    compute = _one(batch_graph, "aws:batch/computeEnvironment:ComputeEnvironment")
+    resources = compute.inputs["computeResources"]
+    assert resources["type"] == "SPOT"
+    assert resources["allocationStrategy"] == "SPOT_PRICE_CAPACITY_OPTIMIZED"
+    assert resources["minVcpus"] == 0
+    assert resources["maxVcpus"] == 4 * catalog.get("g5.12xlarge").vcpus
+    assert resources["instanceTypes"] == ["g5.12xlarge"]
+
+
+def test_batch_nodes_use_only_training_subnets_in_offering_zones(batch_graph):
+    compute = _one(batch_graph, "aws:batch/computeEnvironment:ComputeEnvironment")
+    subnets = {s.id: s for s in batch_graph.of_type("aws:ec2/subnet:Subnet")}
+    used = compute.inputs["computeResources"]["subnets"]
+    assert used
+    offering = set(catalog.get("g5.12xlarge").zones("us-east-1"))
+    for subnet_id in used:
+        subnet = subnets[subnet_id]
+        assert subnet.inputs["availabilityZone"] in offering
+        assert subnet.inputs.get("mapPublicIpOnLaunch") is False
+        assert subnet.inputs["tags"]["aistack:workload"] == "training"
+
+
+def test_launch_template_requires_imdsv2_encrypts_root_and_pins_the_image(batch_graph):
+    template = _one(batch_graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    metadata = template.inputs["metadataOptions"]
+    assert metadata["httpTokens"] == "required"
+    assert metadata["httpEndpoint"] == "enabled"
+    ebs = template.inputs["blockDeviceMappings"][0]["ebs"]
+    assert ebs["encrypted"] == "true" and ebs["volumeType"] == "gp3"
+    assert template.inputs["imageId"].startswith("ami-")
+    assert not template.inputs["imageId"].startswith("resolve:ssm")
+    pool = batch_graph.named("train")
+    assert pool.type == "aistack:index:AwsTrainingPool"
+
+
+def test_batch_user_data_is_mime_multipart_with_spot_draining_and_the_bootstrap(batch_graph):
+    template = _one(batch_graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    user_data = base64.b64decode(template.inputs["userData"]).decode()
+    assert user_data.startswith("MIME-Version: 1.0\nContent-Type: multipart/mixed")
+    assert "ECS_ENABLE_SPOT_INSTANCE_DRAINING=true" in user_data
+    assert "ECS_CONTAINER_STOP_TIMEOUT=110s" in user_data
+    assert "AISTACK_DATASET_VERSION=v3" in user_data
+    assert "AISTACK_MAX_RUNTIME_MINUTES=720" in user_data
+    assert "AISTACK_SCHEDULER=batch" in user_data
+
+
+def test_job_definition_has_timeout_and_retries_only_reclaimed_hosts(batch_graph):
+    job = _one(batch_graph, "aws:batch/jobDefinition:JobDefinition")
+    assert job.inputs["timeout"] == {"attemptDurationSeconds": 720 * 60}
+    strategy = job.inputs["retryStrategy"]
+    assert strategy["attempts"] == 3
+    assert strategy["evaluateOnExits"] == [
+        {"onStatusReason": "Host EC2*", "action": "RETRY"},
+        {"onReason": "*", "action": "EXIT"},
+    ]
+
+
+def test_job_runs_the_pinned_image_with_gpus_cache_logs_and_run_environment(batch_graph):
+    job = _one(batch_graph, "aws:batch/jobDefinition:JobDefinition")
+    container = json.loads(job.inputs["containerProperties"])
+    assert container["image"] == DIGEST
+    requirements = {r["type"]: r["value"] for r in container["resourceRequirements"]}
+    assert requirements["GPU"] == str(catalog.get("g5.12xlarge").gpu_count)
+    env = {e["name"]: e["value"] for e in container["environment"]}
+    bucket = batch_graph.named("data-bucket").outputs["bucket"]
+    ckpt = batch_graph.named("ckpt-bucket").outputs["bucket"]
+    assert env["AISTACK_DATASET_URI"] == f"s3://{bucket}/v3"
+    assert env["AISTACK_DATASET_VERSION"] == "v3"
+    assert env["AISTACK_CHECKPOINT_URI"] == f"s3://{ckpt}/runs"
+    # Run id, seed, commit and config hash are per-run parameters, refused when unset.
+    assert set(job.inputs["parameters"]) == {"run_id", "seed", "code_commit", "config_hash"}
+    assert container["command"][4:8] == [
+        "Ref::run_id",
+        "Ref::seed",
+        "Ref::code_commit",
+        "Ref::config_hash",
+    ]
+    assert "exit 64" in container["command"][2]
+    assert container["mountPoints"][0]["containerPath"] == "/cache"
+    assert container["volumes"][0]["host"]["sourcePath"] == "/mnt/nvme"
+    log_group = batch_graph.named("train-logs")
+    assert container["logConfiguration"]["options"]["awslogs-group"] == log_group.inputs["name"]
+
+
+def test_log_group_is_retained_encrypted_and_kept_90_days(batch_graph):
+    logs = batch_graph.named("train-logs")
+    assert logs.inputs["retentionInDays"] == 90
+    assert logs.inputs["kmsKeyId"] == batch_graph.named("train-logs-key").outputs["arn"]
+    assert logs.retain_on_delete is True
+
+
+def test_gpu_starvation_alarm_watches_pool_gpu_utilisation(batch_graph):
+    alarm = batch_graph.named("train-gpu-starvation")
+    assert alarm.inputs["metricName"] == "nvidia_smi_utilization_gpu"
+    assert alarm.inputs["namespace"].endswith("/train")
+    assert alarm.inputs["comparisonOperator"] == "LessThanThreshold"
+    assert alarm.inputs["threshold"] == 40
+    assert alarm.inputs["evaluationPeriods"] * alarm.inputs["period"] == 30 * 60
+
+
+def test_pool_reads_the_dataset_and_writes_checkpoints_only(batch_graph):
+    read = json.loads(batch_graph.named("data-read-train-pool").inputs["policy"])
+    write = json.loads(batch_graph.named("ckpt-write-train-pool").inputs["policy"])
+    data_arn = batch_graph.named("data-bucket").outputs["arn"]
+    ckpt_arn = batch_graph.named("ckpt-bucket").outputs["arn"]
+    read_objects = next(s for s in read["Statement"] if s["Sid"] == "Objects")
+    write_objects = next(s for s in write["Statement"] if s["Sid"] == "Objects")
+    assert read_objects["Resource"] == f"{data_arn}/*"
+    assert "s3:PutObject" not in read_objects["Action"]
+    assert write_objects["Resource"] == f"{ckpt_arn}/runs/*"
+
+
+def test_job_queue_carries_the_stack_tag_the_kill_switch_needs(batch_graph):
+    queue = _one(batch_graph, "aws:batch/jobQueue:JobQueue")
+    assert queue.inputs["tags"]["aistack:stack"] == "aistack-dev"
+    assert queue.inputs["tags"]["aistack:workload"] == "training"
+
+
+def test_pool_reports_its_vcpu_needs_for_the_quota(run, governance):
+    pools = []
+    run(lambda: pools.append(_platform(governance, maxNodes=3)))
+    (need,) = pools[0].quota_needs()
+    assert need.max_nodes == 3 and need.market == "spot"
+    assert need.instance_types == ("g5.12xlarge",)
+
+
+def test_asg_pool_is_mixed_spot_with_rebalance_at_zero_nodes(run, governance):
+    graph = run(
+        lambda: _platform(governance, scheduler="asg", instanceTypes=["g5.12xlarge", "g5.24xlarge"])
+    )
+    group = _one(graph, "aws:autoscaling/group:Group")
+    assert group.inputs["minSize"] == 0 and group.inputs["desiredCapacity"] == 0
+    assert group.inputs["maxSize"] == 4
+    assert group.inputs["capacityRebalance"] is True
+    policy = group.inputs["mixedInstancesPolicy"]
+    distribution = policy["instancesDistribution"]
+    assert distribution["onDemandPercentageAboveBaseCapacity"] == 0
+    assert distribution["spotAllocationStrategy"] == "price-capacity-optimized"
+    overrides = [o["instanceType"] for o in policy["launchTemplate"]["overrides"]]
+    assert overrides == ["g5.12xlarge", "g5.24xlarge"]
+
+
+def test_asg_nodes_have_no_public_ip_and_may_remove_only_themselves(run, governance):
+    graph = run(lambda: _platform(governance, scheduler="asg"))
+    template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    interface = template.inputs["networkInterfaces"][0]
+    assert interface["associatePublicIpAddress"] == "false"
+    group = _one(graph, "aws:autoscaling/group:Group")
+    statement = json.loads(graph.named("train-watchdog").inputs["policy"])["Statement"][0]
+    assert statement["Action"] == "autoscaling:TerminateInstanceInAutoScalingGroup"
+    assert statement["Resource"] == group.outputs["arn"]
+
+
+def test_asg_idle_alarm_scales_the_group_to_zero(run, governance):
+    graph = run(lambda: _platform(governance, scheduler="asg"))
+    policy = graph.named("train-scale-to-zero")
+    assert policy.inputs["adjustmentType"] == "ExactCapacity"
+    assert policy.inputs["scalingAdjustment"] == 0
+    alarm = graph.named("train-idle")
+    assert alarm.inputs["alarmActions"] == [policy.outputs["arn"]]
+    assert alarm.inputs["statistic"] == "Maximum"
+    assert alarm.inputs["threshold"] == 5
+
+
+def test_on_demand_market_uses_ec2_capacity(run, governance):
+    graph = run(lambda: _platform(governance, market="on-demand"))
+    compute = _one(graph, "aws:batch/computeEnvironment:ComputeEnvironment")
+    assert compute.inputs["computeResources"]["type"] == "EC2"
+
+
+def _refusal(run, governance, **kwargs):
+    errors = []
+
+    def program():
+        try:
+            _platform(governance, **kwargs)
+        except ConfigError as error:
+            errors.append(error)
+
+    run(program)
+    assert errors, "expected a ConfigError"
+    return errors[0]
+
+
+def test_dataset_in_another_region_is_refused(run, governance):
+    error = _refusal(run, governance, dataset_region="us-west-2")
+    assert "train.region" in error.fields and "D2" in str(error)
+
+
+def test_mixed_gpu_classes_are_refused(run, governance):
+    error = _refusal(run, governance, instanceTypes=["g5.12xlarge", "g6.12xlarge"])
+    assert "train.instanceTypes" in error.fields
+
+
+def test_missing_wall_clock_limit_is_refused(governance):
+    with pytest.raises(ConfigError) as caught:
+        aistack_aws.TrainingPoolArgs.parse(
+            {
+                "governance": governance,
+                "region": "us-east-1",
+                "instanceTypes": ["g5.xlarge"],
+                "maxNodes": 1,
+                "image": DIGEST,
+            },
+            where="train",
+        )
+    assert caught.value.fields == ["train.maxRuntimeMinutes"]
+
+
+def test_mutable_image_tag_is_refused(governance):
+    with pytest.raises(ConfigError, match="E1") as caught:
+        aistack_aws.TrainingPoolArgs.parse(
+            {
+                "governance": governance,
+                "region": "us-east-1",
+                "instanceTypes": ["g5.xlarge"],
+                "maxNodes": 1,
+                "image": "trainer:latest",
+                "maxRuntimeMinutes": 60,
+            },
+            where="train",
+        )
+    assert caught.value.fields == ["train.image"]
