@@ -31,3 +31,6 @@ LAMBDA_FREE_TIER = 0.0
 # address of every NAT gateway).
 NAT_GATEWAY_PER_GB = 0.045
 PUBLIC_IPV4_HOUR = 0.005
+# SageMaker Studio JupyterLab / Code Editor on ml.t3.medium, per instance-hour
+# (aws.amazon.com/sagemaker/pricing, On-Demand, "Studio" / notebook instances tab).
+SAGEMAKER_ML_T3_MEDIUM_HOUR = 0.05

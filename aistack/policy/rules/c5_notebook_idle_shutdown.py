@@ -39,7 +39,7 @@ _IDLE_STOP = re.compile(
 #: checked only when the domain sets that block.
 _DOMAIN_APPS = (
     ("defaultUserSettings", "jupyterLabAppSettings", "JupyterLab", True),
-    ("defaultUserSettings", "codeEditorAppSettings", "Code Editor", False),
+    ("defaultUserSettings", "codeEditorAppSettings", "Code Editor", True),
     ("defaultSpaceSettings", "jupyterLabAppSettings", "shared-space JupyterLab", False),
 )
 _PROFILE_APPS = (("jupyterLabAppSettings", "JupyterLab"), ("codeEditorAppSettings", "Code Editor"))

@@ -1,0 +1,316 @@
+"""Notebook: VPC-only Studio, idle shutdown with bounds, KMS, retained home volume, users."""
+
+import pulumi
+import pulumi_aws as aws
+import pytest
+
+from aistack import aws as aistack_aws
+from aistack import cost
+from aistack.errors import ConfigError
+
+DOMAIN = "aws:sagemaker/domain:Domain"
+PROFILE = "aws:sagemaker/userProfile:UserProfile"
+ROLE_ARN = "arn:aws:iam::123456789012:role/notebook"
+VPC = "vpc-0123456789abcdef0"
+SUBNETS = ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]
+SECURITY_GROUP = "sg-0123456789abcdef0"
+
+
+def _args(governance, **overrides):
+    return {
+        "governance": governance,
+        "region": "us-east-1",
+        "users": ["ana", "bo"],
+        "vpcId": VPC,
+        "subnetIds": SUBNETS,
+        "securityGroupIds": [SECURITY_GROUP],
+        "executionRoleArn": ROLE_ARN,
+        **overrides,
+    }
+
+
+def _one(graph, token):
+    found = graph.of_type(token)
+    assert len(found) == 1, f"expected one {token}, found {len(found)}"
+    return found[0]
+
+
+def _domain(run, governance, **overrides):
+    graph = run(lambda: aistack_aws.Notebook("nb", _args(governance, **overrides)))
+    return graph, _one(graph, DOMAIN)
+
+
+def _refused(run, program):
+    """Run `program`, expecting a ConfigError before anything registers."""
+    errors = []
+
+    def guarded():
+        try:
+            program()
+        except ConfigError as error:
+            errors.append(error)
+
+    graph = run(guarded)
+    assert graph.resources == [], "nothing may register before validation passes"
+    assert errors, "expected a ConfigError"
+    return errors[0]
+
+
+def test_domain_is_vpc_only_in_the_given_network_with_iam_auth(run, governance):
+    _, domain = _domain(run, governance)
+    assert domain.inputs["appNetworkAccessType"] == "VpcOnly"
+    assert domain.inputs["authMode"] == "IAM"
+    assert domain.inputs["vpcId"] == VPC
+    assert domain.inputs["subnetIds"] == SUBNETS
+    assert domain.get("defaultUserSettings", "securityGroups") == [SECURITY_GROUP]
+    # Shared spaces do not take the user settings' groups: they need their own.
+    assert domain.get("defaultSpaceSettings", "securityGroups") == [SECURITY_GROUP]
+
+
+def test_network_and_role_can_be_wired_from_other_components_outputs(run, governance):
+    def program():
+        vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16")
+        subnet = aws.ec2.Subnet("private", vpc_id=vpc.id, cidr_block="10.0.1.0/24")
+        group = aws.ec2.SecurityGroup("notebook-sg", vpc_id=vpc.id)
+        role = aws.iam.Role("notebook-role", assume_role_policy="{}")
+        aistack_aws.Notebook(
+            "nb",
+            {"governance": governance, "region": "us-east-1", "users": ["ana"]},
+            vpc_id=vpc.id,
+            subnet_ids=[subnet.id],
+            security_group_ids=[group.id],
+            execution_role_arn=role.arn,
+        )
+
+    graph = run(program)
+    domain = _one(graph, DOMAIN)
+    assert domain.inputs["vpcId"] == graph.named("vpc").id
+    assert domain.inputs["subnetIds"] == [graph.named("private").id]
+    assert domain.get("defaultUserSettings", "securityGroups") == [graph.named("notebook-sg").id]
+    role_arn = graph.named("notebook-role").outputs["arn"]
+    assert domain.get("defaultUserSettings", "executionRole") == role_arn
+    assert domain.get("defaultSpaceSettings", "executionRole") == role_arn
+
+
+@pytest.mark.parametrize(
+    ("path", "app"),
+    [
+        (("defaultUserSettings", "jupyterLabAppSettings"), "JupyterLab"),
+        (("defaultUserSettings", "codeEditorAppSettings"), "Code Editor"),
+        (("defaultSpaceSettings", "jupyterLabAppSettings"), "shared JupyterLab"),
+    ],
+)
+def test_idle_shutdown_is_enabled_with_the_configured_minutes_and_bounds(
+    run, governance, path, app
+):
+    _, domain = _domain(run, governance, idle_timeout_minutes=90, max_idle_timeout_minutes=180)
+    idle = domain.get(*path, "appLifecycleManagement", "idleSettings")
+    assert idle == {
+        "lifecycleManagement": "ENABLED",
+        "idleTimeoutInMinutes": 90,
+        "minIdleTimeoutInMinutes": 60,
+        "maxIdleTimeoutInMinutes": 180,
+    }, app
+
+
+def test_idle_shutdown_defaults_to_an_hour_with_users_capped_at_four(run, governance):
+    _, domain = _domain(run, governance)
+    idle = domain.get(
+        "defaultUserSettings", "jupyterLabAppSettings", "appLifecycleManagement", "idleSettings"
+    )
+    assert idle["idleTimeoutInMinutes"] == 60
+    assert idle["maxIdleTimeoutInMinutes"] == 240
+
+
+def test_spaces_start_on_a_small_cpu_instance(run, governance):
+    _, domain = _domain(run, governance)
+    for path in (
+        ("defaultUserSettings", "jupyterLabAppSettings"),
+        ("defaultUserSettings", "codeEditorAppSettings"),
+        ("defaultSpaceSettings", "jupyterLabAppSettings"),
+    ):
+        assert domain.get(*path, "defaultResourceSpec", "instanceType") == "ml.t3.medium"
+
+
+def test_a_gpu_default_instance_is_an_explicit_opt_in(run, governance):
+    error = _refused(
+        run,
+        lambda: aistack_aws.Notebook("nb", _args(governance, default_instance_type="ml.g5.xlarge")),
+    )
+    assert error.fields == ["nb.defaultInstanceType"]
+    _, domain = _domain(
+        run,
+        governance,
+        default_instance_type="ml.g5.xlarge",
+        allow_gpu_default_instance=True,
+    )
+    spec = domain.get("defaultUserSettings", "jupyterLabAppSettings", "defaultResourceSpec")
+    assert spec == {"instanceType": "ml.g5.xlarge"}
+
+
+def test_updated_studio_only_with_studio_classic_hidden(run, governance):
+    _, domain = _domain(run, governance)
+    settings = domain.inputs["defaultUserSettings"]
+    assert settings["studioWebPortal"] == "ENABLED"
+    assert settings["defaultLandingUri"] == "studio::"
+    assert settings["studioWebPortalSettings"]["hiddenAppTypes"] == ["JupyterServer"]
+
+
+def test_home_volume_is_encrypted_with_a_rotating_customer_key(run, governance):
+    graph, domain = _domain(run, governance)
+    key = _one(graph, "aws:kms/key:Key")
+    assert key.inputs["enableKeyRotation"] is True
+    assert domain.inputs["kmsKeyId"] == key.outputs["keyId"]
+    assert key.retain_on_delete is True
+
+
+def test_a_given_key_is_used_instead_of_a_new_one(run, governance):
+    graph, domain = _domain(run, governance, kms_key_id="1234abcd-12ab-34cd-56ef-1234567890ab")
+    assert graph.of_type("aws:kms/key:Key") == []
+    assert domain.inputs["kmsKeyId"] == "1234abcd-12ab-34cd-56ef-1234567890ab"
+
+
+def test_home_efs_is_retained_when_the_domain_is_deleted(run, governance):
+    _, domain = _domain(run, governance)
+    assert domain.inputs["retentionPolicy"] == {"homeEfsFileSystem": "Retain"}
+    assert domain.retain_on_delete is True
+    assert domain.protect is False  # dev: retained, not protected
+    _, prod = _domain(run, {**governance, "environment": "prod"})
+    assert prod.protect is True
+
+
+def test_deleting_the_home_volume_is_an_explicit_opt_out(run, governance):
+    graph, domain = _domain(run, governance, allow_destroy_with_data=True)
+    assert domain.inputs["retentionPolicy"] == {"homeEfsFileSystem": "Delete"}
+    assert domain.retain_on_delete is False
+    assert _one(graph, "aws:kms/key:Key").retain_on_delete is False
+
+
+def test_one_user_profile_per_user_inheriting_the_domain_settings(run, governance):
+    graph, domain = _domain(run, governance, users=["ana", "bo", "data-team"])
+    profiles = {p.name: p for p in graph.of_type(PROFILE)}
+    assert set(profiles) == {"nb-user-ana", "nb-user-bo", "nb-user-data-team"}
+    for user in ("ana", "bo", "data-team"):
+        profile = profiles[f"nb-user-{user}"]
+        assert profile.inputs["userProfileName"] == user
+        assert profile.inputs["domainId"] == domain.id
+        # No per-user settings: idle shutdown cannot drift from the domain's.
+        assert "userSettings" not in profile.inputs
+        assert profile.inputs["tags"]["aistack:notebook-user"] == user
+
+
+def test_docker_access_is_off_unless_allowed(run, governance):
+    _, domain = _domain(run, governance)
+    assert domain.get("domainSettings", "dockerSettings", "enableDockerAccess") == "DISABLED"
+    _, allowed = _domain(run, governance, allow_docker_access=True)
+    assert allowed.get("domainSettings", "dockerSettings", "enableDockerAccess") == "ENABLED"
+
+
+def test_governance_tags_propagate_to_what_users_launch(run, governance):
+    graph, domain = _domain(run, governance)
+    assert domain.inputs["tagPropagation"] == "ENABLED"
+    assert domain.inputs["tags"]["aistack:workload"] == "notebook"
+    assert domain.inputs["tags"]["aistack:allowed-regions"] == "us-east-1 us-west-2"
+    assert domain.inputs["region"] == "us-east-1"
+    assert graph.named("nb").type == "aistack:index:AwsNotebook"
+
+
+def test_outputs_name_the_domain_its_url_and_the_profiles(run, governance):
+    seen = {}
+
+    def program():
+        notebook = aistack_aws.Notebook("nb", _args(governance))
+        seen["names"] = notebook.user_profile_names
+        pulumi.export("studio_url", notebook.studio_url)
+        pulumi.export("domain_id", notebook.domain_id)
+
+    graph = run(program)
+    domain = _one(graph, DOMAIN)
+    assert graph.stack_outputs["studio_url"] == domain.outputs["url"]
+    assert graph.stack_outputs["studio_url"].startswith("https://d-")
+    assert graph.stack_outputs["domain_id"] == domain.id
+    assert seen["names"] == ["ana", "bo"]
+
+
+def test_idle_timeout_outside_sagemakers_range_is_refused(governance):
+    with pytest.raises(ConfigError) as caught:
+        aistack_aws.NotebookArgs.parse(
+            _args(governance, idleTimeoutMinutes=30, maxIdleTimeoutMinutes=2000), where="nb"
+        )
+    assert set(caught.value.fields) == {"nb.idleTimeoutMinutes", "nb.maxIdleTimeoutMinutes"}
+
+
+def test_idle_timeout_above_the_users_ceiling_is_refused(run, governance):
+    error = _refused(
+        run,
+        lambda: aistack_aws.Notebook(
+            "nb", _args(governance, idle_timeout_minutes=300, max_idle_timeout_minutes=240)
+        ),
+    )
+    assert error.fields == ["nb.idleTimeoutMinutes"]
+
+
+def test_region_outside_allowed_regions_is_refused_before_anything_registers(run, governance):
+    error = _refused(run, lambda: aistack_aws.Notebook("nb", _args(governance, region="eu-west-1")))
+    assert error.fields == ["nb.region"]
+    assert "C4" in str(error)
+
+
+def test_duplicate_users_are_refused(governance):
+    with pytest.raises(ConfigError, match="more than once") as caught:
+        aistack_aws.NotebookArgs.parse(_args(governance, users=["ana", "bo", "ana"]), where="nb")
+    assert caught.value.fields == ["nb.users"]
+
+
+def test_users_must_be_slugs(governance):
+    with pytest.raises(ConfigError, match="not user slugs"):
+        aistack_aws.NotebookArgs.parse(_args(governance, users=["Ana Smith"]))
+
+
+def test_missing_network_and_role_are_all_reported_at_once(run, governance):
+    error = _refused(
+        run,
+        lambda: aistack_aws.Notebook(
+            "nb", {"governance": governance, "region": "us-east-1", "users": ["ana"]}
+        ),
+    )
+    assert set(error.fields) == {
+        "nb.vpcId",
+        "nb.subnetIds",
+        "nb.securityGroupIds",
+        "nb.executionRoleArn",
+    }
+    assert "execution_role_arn=" in str(error)
+
+
+def test_wiring_given_twice_is_refused(run, governance):
+    error = _refused(
+        run, lambda: aistack_aws.Notebook("nb", _args(governance), vpc_id="vpc-0fedcba987654321")
+    )
+    assert error.fields == ["nb.vpcId"]
+
+
+def test_literal_ids_that_are_not_ids_are_refused(run, governance):
+    error = _refused(
+        run,
+        lambda: aistack_aws.Notebook(
+            "nb",
+            _args(
+                governance,
+                vpcId="my-vpc",
+                securityGroupIds=["notebook"],
+                executionRoleArn="notebook",
+            ),
+        ),
+    )
+    assert set(error.fields) == {"nb.vpcId", "nb.securityGroupIds", "nb.executionRoleArn"}
+
+
+def test_cost_counts_worked_hours_plus_idle_tails_against_a_notebook_left_on(run, governance):
+    graph, _ = _domain(run, governance)
+    profile = cost.WorkloadProfile(notebook_hours_per_month=160)
+    item = next(i for i in cost.estimate(graph, profile).items if i.resource == "nb-domain")
+    # 2 users x (160 h + 20 sessions x 1 h idle tail) x $0.05; naive: 2 x 730 h x $0.05.
+    assert item.monthly_usd == pytest.approx(2 * 180 * 0.05)
+    assert item.naive_monthly_usd == pytest.approx(2 * 730 * 0.05)
+    assert "24x7" in item.basis
