@@ -49,20 +49,23 @@ def _batch(name, subnets, types, groups=(), tags=None):
 
 
 def _asg(name, subnets, instance_type, groups=(), workload=None):
-    # The workload tag sits on the launch template: the simulated cloud cannot record an
-    # Auto Scaling group's list-shaped tags (reported to the engine owner).
     template = aws.ec2.LaunchTemplate(
         f"{name}-lt",
         instance_type=instance_type,
         vpc_security_group_ids=[g.id for g in groups],
-        tags={"aistack:workload": workload} if workload else None,
     )
+    tags = [
+        aws.autoscaling.GroupTagArgs(
+            key="aistack:workload", value=workload, propagate_at_launch=True
+        )
+    ]
     return aws.autoscaling.Group(
         name,
         min_size=0,
         max_size=2,
         vpc_zone_identifiers=[s.id for s in subnets],
         launch_template=aws.autoscaling.GroupLaunchTemplateArgs(id=template.id, version="$Latest"),
+        tags=tags if workload else None,
     )
 
 
