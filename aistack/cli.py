@@ -100,7 +100,7 @@ def preview(
     _print_cost(estimate)
     if graph.stack_outputs:
         console.print("\n[bold]Stack outputs[/]")
-        for key, value in graph.stack_outputs.items():
+        for key, value in sorted(graph.stack_outputs.items()):
             text = value if isinstance(value, str) else json.dumps(value)
             console.print(f"  {key}: {text}", highlight=False, soft_wrap=True)
 

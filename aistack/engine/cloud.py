@@ -186,6 +186,18 @@ class SimulatedCloud(Mocks):
                 out.update(latestVersion=1, defaultVersion=1)
             if kind == "Vpc":
                 out.update(defaultSecurityGroupId=f"sg-{_digest('default', key)}")
+            if kind == "VpcEndpoint" and inputs.get("vpcEndpointType", "Gateway") == "Gateway":
+                out.setdefault("prefixListId", f"pl-{key[:8]}")
+            elif kind == "VpcEndpoint":
+                service = str(inputs.get("serviceName", ""))
+                out.setdefault(
+                    "networkInterfaceIds",
+                    [f"eni-{_digest(key, str(n))}" for n in inputs.get("subnetIds") or []],
+                )
+                out.setdefault(
+                    "dnsEntries",
+                    [{"dnsName": f"{resource_id}.{service}", "hostedZoneId": "Z7HUB22UULQXV"}],
+                )
             if kind == "Subnet" and "availabilityZone" in inputs:
                 out["availabilityZoneId"] = _zone_id(str(inputs["availabilityZone"]))
         elif module == "autoscaling" and kind == "Group":

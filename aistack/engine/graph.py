@@ -56,6 +56,8 @@ class StackGraph:
     stack_outputs: dict[str, Any]
     config: dict[str, str] = field(default_factory=dict)
     root_urn: str = ""
+    #: What each component passed to `register_outputs`, by URN.
+    registered_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._by_urn = {resource.urn: resource for resource in self.resources}
@@ -119,6 +121,10 @@ class StackGraph:
     def referencing(self, value: str) -> list[Resource]:
         """Resources whose inputs mention `value` anywhere (an id, ARN or name)."""
         return [r for r in self.resources if _mentions(r.inputs, value)]
+
+    def outputs_of(self, component: Resource) -> dict[str, Any]:
+        """The outputs a component registered (`register_outputs`)."""
+        return self.registered_outputs.get(component.urn, {})
 
     def components(self) -> list[Resource]:
         return [r for r in self.resources if r.type.startswith("aistack:")]

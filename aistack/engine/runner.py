@@ -152,6 +152,11 @@ def run(
         stack_outputs=monitor.outputs_by_urn.get(monitor.root_urn, {}),
         config=flat_config,
         root_urn=monitor.root_urn,
+        registered_outputs={
+            urn: outputs
+            for urn, outputs in monitor.outputs_by_urn.items()
+            if urn != monitor.root_urn
+        },
     )
 
 

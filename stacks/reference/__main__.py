@@ -1,30 +1,108 @@
 """The aistack reference stack: the whole AWS AI platform, configured from Pulumi.<stack>.yaml.
 
 Run offline with `make preview` (or `aistack preview`); deploy with `pulumi up`.
+Every block below is one aistack component; its config key is its argument dict.
 """
 
 import pulumi
 import pulumi_aws as aws
 
+from aistack import aws as aistack
 from aistack.config import Governance
+from aistack.errors import ConfigError
 
 config = pulumi.Config("aistack")
 region = pulumi.Config("aws").require("region")
 stack_id = f"{pulumi.get_project()}-{pulumi.get_stack()}"
 governance = Governance.parse(config.require_object("governance"), where="governance")
-
 problem = governance.region_problem(region, "aws:region")
 if problem is not None:
-    from aistack.errors import ConfigError
-
     raise ConfigError([problem])
 
-# Every resource in the stack carries the governance tags; budgets filter on the stack tag.
+
+def settings(key: str) -> dict:
+    """A component's config block with the shared governance (and region) added."""
+    return {**(config.get_object(key) or {}), "governance": governance, "region": region}
+
+
+# Every resource carries the governance tags; budgets filter on the stack tag.
 provider = aws.Provider(
     "aws",
     region=region,
     default_tags=aws.ProviderDefaultTagsArgs(tags=governance.aws_tags(stack_id)),
 )
+opts = pulumi.ResourceOptions(providers=[provider])
 
+# Before anything runs: budget with daily alerts and a kill switch (C3).
+budget = aistack.BudgetGuard("budget", settings("budget"), opts)
+
+# Storage: logs first, so the other buckets log their access to it (D1, D2, C4).
+logs = aistack.DatasetBucket("logs", {**settings("logs"), "kind": "logs"}, opts)
+dataset = aistack.DatasetBucket(
+    "dataset",
+    {"kind": "dataset", "region": region, "governance": governance,
+     "dataset": config.require_object("dataset")},
+    opts,
+    access_logs=logs,
+)
+checkpoints = aistack.DatasetBucket(
+    "checkpoints", {"kind": "checkpoints", "region": region, "governance": governance},
+    opts, access_logs=logs,
+)
+models = aistack.DatasetBucket(
+    "models", {"kind": "models", "region": region, "governance": governance},
+    opts, access_logs=logs,
+)
+
+# Images by digest in an immutable, scanned registry (E1).
+registry = aistack.ContainerRegistry("registry", settings("registry"), opts)
+
+# One role per workload, and CI through GitHub OIDC: no stored keys (C6).
+identity = aistack.WorkloadIdentity(
+    "identity", {**(config.get_object("identity") or {}), "governance": governance}, opts
+)
+
+training_settings = config.require_object("training")
+network = aistack.Network(
+    "network",
+    {**settings("network"), "trainingInstanceTypes": training_settings["instanceTypes"]},
+    opts,
+)
+
+# Training on Spot that resumes, caches on NVMe and stops itself.
+training = aistack.TrainingPool(
+    "training",
+    {**settings("training"), "alarmTopicArn": None},
+    opts,
+    network=network,
+    identity=identity,
+    dataset=dataset,
+    checkpoints=checkpoints,
+)
+
+notebook = aistack.Notebook(
+    "notebook",
+    settings("notebook"),
+    opts,
+    vpc_id=network.vpc_id,
+    subnet_ids=network.subnet_ids("notebook"),
+    security_group_ids=[network.security_group_id("notebook")],
+    execution_role_arn=identity.role_arn("notebook"),
+)
+
+# GPU quota requested from the pools' maximums (C1).
+quota = aistack.GpuQuota("gpu-quota", settings("gpuQuota"), opts, pools=[training])
+
+# What to do next.
 pulumi.export("region", region)
 pulumi.export("stack_tag", stack_id)
+pulumi.export("submit_training_job", training.submit_command())
+pulumi.export("training_logs", training.log_group_name)
+pulumi.export("dataset_uri", dataset.uri)
+pulumi.export("checkpoints_uri", checkpoints.uri)
+pulumi.export("models_uri", models.uri)
+pulumi.export("image_repositories", registry.repository_urls)
+pulumi.export("ci_role_arn", identity.ci_role_arn)
+pulumi.export("notebook_url", notebook.studio_url)
+pulumi.export("gpu_quota_requests", quota.summaries)
+pulumi.export("budget_alert_topic", budget.alert_topic_arn)

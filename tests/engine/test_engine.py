@@ -182,3 +182,21 @@ def test_run_project_reads_main_and_structured_stack_config(tmp_path):
 def test_run_project_without_pulumi_yaml_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="Pulumi.yaml"):
         engine.run_project(tmp_path)
+
+
+def test_component_outputs_are_recorded():
+    graph = engine.run(lambda: _Box("box"))
+    box = graph.named("box")
+    assert graph.outputs_of(box) == {"bucket": graph.named("box-bucket").outputs["bucket"]}
+
+
+def test_gateway_endpoints_have_a_prefix_list():
+    def program():
+        aws.ec2.VpcEndpoint(
+            "s3",
+            vpc_id="vpc-1",
+            service_name="com.amazonaws.us-east-1.s3",
+            vpc_endpoint_type="Gateway",
+        )
+
+    assert engine.run(program).named("s3").outputs["prefixListId"].startswith("pl-")
