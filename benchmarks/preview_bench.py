@@ -54,7 +54,8 @@ def main() -> int:
     print(f"aistack preview     {preview_wall:6.2f} s   peak {preview_peak:6.0f} MB")
     print(f"ratio               {ratio:6.2f}     (target < 2)")
     print(f"peak memory         {preview_peak:6.0f} MB  (target < 500 MB)")
-    print(f"[{REPEATS} runs each, median wall time; bench took {time.perf_counter() - started:.0f} s]")
+    took = time.perf_counter() - started
+    print(f"[{REPEATS} runs each, median wall time; bench took {took:.0f} s]")
     return 0
 
 

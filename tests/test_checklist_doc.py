@@ -16,8 +16,13 @@ def _rows() -> dict[str, dict[str, str]]:
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) == 6 and cells[0] in CHECKLIST:
             item_id, item, implemented_by, rules, tests, status = cells
-            rows[item_id] = {"item": item, "implemented_by": implemented_by, "rules": rules,
-                             "tests": tests, "status": status}
+            rows[item_id] = {
+                "item": item,
+                "implemented_by": implemented_by,
+                "rules": rules,
+                "tests": tests,
+                "status": status,
+            }
     return rows
 
 

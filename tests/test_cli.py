@@ -85,8 +85,8 @@ def test_catalog_gpus_lists_h100_types():
 
 def test_catalog_regions_ranks_allowed_regions():
     result = runner.invoke(
-        app, ["catalog", "regions", "--gpu", "H100", "--allowed", "us-east-1",
-              "--allowed", "eu-west-1"]
+        app,
+        ["catalog", "regions", "--gpu", "H100", "--allowed", "us-east-1", "--allowed", "eu-west-1"],
     )
     assert result.exit_code == 0, result.output
     assert "Chosen: us-east-1" in result.output

@@ -40,18 +40,26 @@ budget = aistack.BudgetGuard("budget", settings("budget"), opts)
 logs = aistack.DatasetBucket("logs", {**settings("logs"), "kind": "logs"}, opts)
 dataset = aistack.DatasetBucket(
     "dataset",
-    {"kind": "dataset", "region": region, "governance": governance,
-     "dataset": config.require_object("dataset")},
+    {
+        "kind": "dataset",
+        "region": region,
+        "governance": governance,
+        "dataset": config.require_object("dataset"),
+    },
     opts,
     access_logs=logs,
 )
 checkpoints = aistack.DatasetBucket(
-    "checkpoints", {"kind": "checkpoints", "region": region, "governance": governance},
-    opts, access_logs=logs,
+    "checkpoints",
+    {"kind": "checkpoints", "region": region, "governance": governance},
+    opts,
+    access_logs=logs,
 )
 models = aistack.DatasetBucket(
-    "models", {"kind": "models", "region": region, "governance": governance},
-    opts, access_logs=logs,
+    "models",
+    {"kind": "models", "region": region, "governance": governance},
+    opts,
+    access_logs=logs,
 )
 
 # Images by digest in an immutable, scanned registry (E1).
