@@ -9,6 +9,7 @@ a component build against data that does not exist.
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -116,8 +117,11 @@ class SimulatedCloud(Mocks):
         acct = ACCOUNT_ID
         out = dict(inputs)
         out.setdefault("region", region)
-        if isinstance(inputs.get("tags"), dict):
-            out.setdefault("tagsAll", dict(inputs["tags"]))
+        if isinstance(inputs.get("tags"), dict) or self._default_tags(args.provider):
+            # As the provider reports it: its default tags, overridden by the resource's.
+            out.setdefault(
+                "tagsAll", {**self._default_tags(args.provider), **(inputs.get("tags") or {})}
+            )
         name = self._physical_name(args)
         arn = f"arn:aws:{module}:{region}:{acct}:{kind.lower()}/{name}"
         resource_id = name
@@ -253,6 +257,15 @@ class SimulatedCloud(Mocks):
         if module not in ("s3",) and "name" not in out:
             out["name"] = name
         return resource_id, out
+
+    def _default_tags(self, provider: str | None) -> dict[str, str]:
+        raw = self.providers.get(provider or "", {}).get("defaultTags")
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                return {}
+        return dict((raw or {}).get("tags") or {})
 
     def _gcp_resource(
         self, args: MockResourceArgs, inputs: dict[str, Any]

@@ -10,8 +10,9 @@ BUCKET = "aws:s3/bucket:Bucket"
 
 
 def tags(resource: Resource) -> dict[str, str]:
-    """A resource's tags; auto scaling groups carry them as a list of {key, value}."""
-    raw = resource.inputs.get("tags") or {}
+    """A resource's effective tags: `tagsAll` (with the provider's default tags) when the
+    provider reported it, else its own; auto scaling groups carry a list of {key, value}."""
+    raw = resource.outputs.get("tagsAll") or resource.inputs.get("tags") or {}
     if isinstance(raw, list):
         return {str(tag.get("key")): str(tag.get("value")) for tag in raw if "key" in tag}
     return dict(raw)

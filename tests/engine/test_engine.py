@@ -200,3 +200,16 @@ def test_gateway_endpoints_have_a_prefix_list():
         )
 
     assert engine.run(program).named("s3").outputs["prefixListId"].startswith("pl-")
+
+
+def test_provider_default_tags_reach_tags_all():
+    def program():
+        provider = aws.Provider(
+            "p",
+            region="us-east-1",
+            default_tags=aws.ProviderDefaultTagsArgs(tags={"team": "a", "env": "dev"}),
+        )
+        aws.sns.Topic("t", tags={"env": "prod"}, opts=pulumi.ResourceOptions(provider=provider))
+
+    topic = engine.run(program).named("t")
+    assert topic.outputs["tagsAll"] == {"team": "a", "env": "prod"}
