@@ -24,9 +24,6 @@ WAF_RULE_MONTH = 1.00
 WAF_PER_MILLION_REQUESTS = 0.60
 ECR_GB_MONTH = 0.10
 GP3_GB_MONTH = 0.08
-BUDGET_ACTION_FREE = 0.0
-SNS_FIRST_MILLION_FREE = 0.0
-LAMBDA_FREE_TIER = 0.0
 # aws.Network: NAT data processing, and public IPv4 (billed since 2024-02, also on the
 # address of every NAT gateway).
 NAT_GATEWAY_PER_GB = 0.045
