@@ -369,11 +369,19 @@ class GpuQuota(pulumi.ComponentResource):
             # an increase request at or below the current value, the provider refuses to
             # create this resource below it, and its delete does nothing, so `pulumi
             # destroy` leaves the quota where it is.
+            # Ask for max(current, needed): a request below the account's current quota
+            # would fail the create, and shrinking pools must not try to lower it.
+            current = aws.servicequotas.get_service_quota_output(
+                service_code=request.service_code,
+                quota_code=request.quota_code,
+                region=args.region,
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            ).value
             quota = aws.servicequotas.ServiceQuota(
                 f"{name}-{request.quota_code}",
                 service_code=request.service_code,
                 quota_code=request.quota_code,
-                value=float(request.vcpus),
+                value=current.apply(lambda value, needed=request.vcpus: max(float(value), needed)),
                 region=args.region,
                 opts=child_opts(self),
             )

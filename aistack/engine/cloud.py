@@ -52,6 +52,7 @@ class SimulatedCloud(Mocks):
             "aws:index/getAvailabilityZones:getAvailabilityZones": self._aws_zones,
             "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": self._aws_offerings,
             "aws:ssm/getParameter:getParameter": self._aws_ssm_parameter,
+            "aws:servicequotas/getServiceQuota:getServiceQuota": self._aws_service_quota,
             "gcp:organizations/getClientConfig:getClientConfig": self._gcp_client_config,
             "gcp:organizations/getProject:getProject": self._gcp_project,
             "gcp:compute/getZones:getZones": self._gcp_zones,
@@ -407,6 +408,29 @@ class SimulatedCloud(Mocks):
             "arn": f"arn:aws:ssm:{region}:{ACCOUNT_ID}:parameter{name}",
             "id": name,
             "withDecryption": bool(args.get("withDecryption", True)),
+        }
+
+    #: The simulated account is new: GPU vCPU quotas start at zero, as they often do.
+    service_quotas: dict[str, float] = {}
+
+    def _aws_service_quota(self, args: dict[str, Any], provider: str) -> dict[str, Any]:
+        region = self.aws_region(args, provider)
+        code = str(args.get("quotaCode", ""))
+        service = str(args.get("serviceCode", ""))
+        value = float(self.service_quotas.get(code, 0.0))
+        return {
+            "quotaCode": code,
+            "quotaName": str(args.get("quotaName") or code),
+            "serviceCode": service,
+            "serviceName": service,
+            "value": value,
+            "defaultValue": value,
+            "adjustable": True,
+            "globalQuota": False,
+            "usageMetrics": [],
+            "arn": f"arn:aws:servicequotas:{region}:{ACCOUNT_ID}:{service}/{code}",
+            "id": f"{service}/{code}",
+            "region": region,
         }
 
     def _gcp_client_config(self, args: dict[str, Any], provider: str) -> dict[str, Any]:

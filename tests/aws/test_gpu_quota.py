@@ -333,3 +333,17 @@ def test_a_bad_type_from_a_component_names_the_pool_entry(run, governance):
     pool = _FakePool(QuotaNeed("serving", ("g5.12xlarg",), 1, "spot"))
     error = _refused(run, {"region": "us-east-1", "governance": governance}, pools=[pool])
     assert error.fields == ["quota.pools.0.0.instance_types.0"]
+
+
+def test_an_account_quota_above_the_need_is_kept_not_lowered(run, governance, monkeypatch):
+    from aistack.engine.cloud import SimulatedCloud
+
+    # The account already has 500 vCPUs of Spot G: asking for 96 would fail the create.
+    monkeypatch.setattr(SimulatedCloud, "service_quotas", {"L-3819A6DF": 500.0})
+    graph = run(lambda: aistack_aws.GpuQuota("quota", _args(governance, _need())))
+    assert _values(graph) == {"L-3819A6DF": 500}
+
+
+def test_a_new_account_gets_the_pools_need(run, governance):
+    graph = run(lambda: aistack_aws.GpuQuota("quota", _args(governance, _need())))
+    assert _values(graph) == {"L-3819A6DF": 96}
