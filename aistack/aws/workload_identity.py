@@ -125,6 +125,12 @@ class Workload(AistackModel):
         "AWS Batch instances need to join their ECS cluster. Default: on when the role trusts "
         "both EC2 and ecs-tasks (a Batch workload), off otherwise.",
     )
+    sagemaker_studio: bool = Field(
+        True,
+        description="SageMaker-trusted roles only: let the notebook user's execution role "
+        "create, run and delete its own Studio spaces and apps in this account. Without it "
+        "a Studio user can open the domain but launch nothing. Default on.",
+    )
     allow_unconditioned_trust: bool = Field(
         False,
         description="Drop the aws:SourceAccount condition from the trust of ecs-tasks and "
@@ -729,6 +735,44 @@ def _service_statements(
 # ---- component -------------------------------------------------------------------------------
 
 
+def _studio_policy(partition: Any, account_id: Any) -> pulumi.Output[str]:
+    """What a Studio user's execution role needs to work in its own spaces and apps."""
+
+    def arn(kind: str) -> pulumi.Output[str]:
+        return pulumi.Output.concat("arn:", partition, ":sagemaker:*:", account_id, f":{kind}/*")
+
+    return policy_output(
+        {
+            "Sid": "OwnSpacesAndApps",
+            "Effect": "Allow",
+            "Action": [
+                "sagemaker:CreateSpace",
+                "sagemaker:UpdateSpace",
+                "sagemaker:DeleteSpace",
+                "sagemaker:DescribeSpace",
+                "sagemaker:CreateApp",
+                "sagemaker:DeleteApp",
+                "sagemaker:DescribeApp",
+                "sagemaker:AddTags",
+            ],
+            "Resource": [arn("space"), arn("app")],
+        },
+        {
+            "Sid": "DescribeDomainAndProfile",
+            "Effect": "Allow",
+            "Action": ["sagemaker:DescribeDomain", "sagemaker:DescribeUserProfile"],
+            "Resource": [arn("domain"), arn("user-profile")],
+        },
+        {
+            "Sid": "ListForTheStudioUi",
+            "Effect": "Allow",
+            # List calls support no resource-level permissions: AWS requires "*".
+            "Action": ["sagemaker:ListSpaces", "sagemaker:ListApps", "sagemaker:ListTags"],
+            "Resource": "*",
+        },
+    )
+
+
 class WorkloadIdentity(pulumi.ComponentResource):
     """IAM roles per workload, instance profiles for EC2, an optional GitHub Actions CI role."""
 
@@ -799,6 +843,15 @@ class WorkloadIdentity(pulumi.ComponentResource):
                 )
                 for key in workload.managed_policies()
             ]
+            if SAGEMAKER in workload.services and workload.sagemaker_studio:
+                self.policy_attachments[workload.name].append(
+                    aws.iam.RolePolicy(
+                        f"{name}-{workload.name}-studio",
+                        role=role.id,
+                        policy=_studio_policy(partition, account_id),
+                        opts=here,
+                    )
+                )
             if workload.trusts_ec2:
                 # EC2 takes a role only through an instance profile; nothing else gets one.
                 self.instance_profiles[workload.name] = aws.iam.InstanceProfile(

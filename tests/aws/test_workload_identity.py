@@ -141,9 +141,12 @@ def test_attached_policies_are_exactly_the_documented_narrow_ones(run, governanc
     }
     assert not any(broad_managed_policy(arn) for _, arn in attached)
     assert not any(broad_managed_policy(aws_managed + p) for p in MANAGED_POLICIES.values())
-    # No inline or customer policies either: data access is granted by the data's owner.
-    for token in ("aws:iam/rolePolicy:RolePolicy", "aws:iam/policy:Policy"):
-        assert graph.of_type(token) == []
+    # No customer policies, and the only inline one is the notebook's own Studio work:
+    # data access is granted by the data's owner.
+    assert graph.of_type("aws:iam/policy:Policy") == []
+    assert [p.name for p in graph.of_type("aws:iam/rolePolicy:RolePolicy")] == [
+        "ids-notebook-studio"
+    ]
     for role in graph.of_type(ROLE):
         assert not role.inputs.get("managedPolicyArns")
         assert not role.inputs.get("inlinePolicies")
@@ -534,3 +537,18 @@ def test_lookups_return_the_workloads_resources_and_refuse_unknown_ones(run, gov
     gpu, notebook = found["errors"]
     assert gpu.fields == ["ids.workloads"] and "training" in gpu.problems[0].fix
     assert "not trusted by ec2.amazonaws.com" in str(notebook)
+
+
+def test_notebook_role_may_run_its_own_studio_spaces_and_apps_only(run, governance):
+    import json
+
+    graph = run(lambda: aistack_aws.WorkloadIdentity("id", {"governance": governance}))
+    policy = json.loads(graph.named("id-notebook-studio").inputs["policy"])
+    statements = {s["Sid"]: s for s in policy["Statement"]}
+    assert "sagemaker:CreateApp" in statements["OwnSpacesAndApps"]["Action"]
+    assert all(r.endswith(("space/*", "app/*")) for r in statements["OwnSpacesAndApps"]["Resource"])
+    assert statements["ListForTheStudioUi"]["Resource"] == "*"
+    assert all(a.startswith("sagemaker:List") for a in statements["ListForTheStudioUi"]["Action"])
+    assert graph.named("id-notebook-studio").inputs["role"] == graph.named("id-notebook").id
+    names = {r.name for r in graph.resources}
+    assert "id-training-studio" not in names and "id-inference-studio" not in names

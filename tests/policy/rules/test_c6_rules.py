@@ -108,6 +108,7 @@ def test_c6_02_bucket_grant_to_a_workload_role_complies(verdicts):
     assert verdicts("AIS-C6-02", program) == {
         "ckpt-write-training": "compliant",
         "scoped": "compliant",
+        "ids-notebook-studio": "compliant",
     }
 
 
