@@ -1,0 +1,60 @@
+"""The reference stack, as a newcomer runs it: whole platform, nothing failing, next steps."""
+
+from pathlib import Path
+
+import pytest
+
+from aistack import cost, engine, policy
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return engine.run_project(ROOT, stack="dev")
+
+
+def test_it_composes_the_whole_platform(graph):
+    components = {r.type.removeprefix("aistack:index:") for r in graph.components()}
+    assert {
+        "AwsBudgetGuard",
+        "AwsDatasetBucket",
+        "AwsContainerRegistry",
+        "AwsWorkloadIdentity",
+        "AwsNetwork",
+        "AwsTrainingPool",
+        "AwsNotebook",
+        "AwsGpuQuota",
+    } <= components
+    kinds = {r.inputs["kind"] for r in graph.of_type("aistack:index:AwsDatasetBucket")}
+    assert kinds == {"dataset", "checkpoints", "models", "logs"}
+
+
+def test_no_checklist_item_fails(graph):
+    report = policy.evaluate(graph)
+    failing = [f"{f.rule_id} {f.resource_name}: {f.message}" for f in report.violations]
+    assert failing == []
+    states = {item.id: item.state for item in report.items()}
+    assert states["C1"] == states["C3"] == states["D1"] == states["T5"] == "passing"
+
+
+def test_it_costs_less_than_the_naive_baseline(graph):
+    estimate = cost.estimate(graph)
+    assert 0 < estimate.total < estimate.naive_total
+    assert {"training", "dataset", "network"} <= set(estimate.by_component())
+
+
+def test_outputs_tell_a_user_what_to_do_next(graph):
+    outputs = graph.stack_outputs
+    assert outputs["submit_training_job"].startswith("aws batch submit-job")
+    assert outputs["notebook_url"].startswith("https://")
+    assert outputs["gpu_quota_requests"]
+
+
+def test_everything_is_in_the_configured_region_and_tagged_with_the_stack(graph):
+    for resource in graph.resources:
+        if resource.type.startswith("aws:") and "region" in resource.outputs:
+            assert resource.outputs["region"] == "us-east-1", resource.name
+        tags_all = resource.outputs.get("tagsAll")
+        if isinstance(tags_all, dict):
+            assert tags_all.get("aistack:stack") == "aistack-dev", resource.name
