@@ -6,6 +6,7 @@ import pulumi
 import pulumi_aws as aws
 
 from aistack.aws._base import policy_output, stateful_opts
+from aistack.aws._kms import customer_key
 from aistack.config import Governance
 
 __all__ = ["encrypted_log_group"]
@@ -59,11 +60,9 @@ def encrypted_log_group(
         },
     )
     keep = stateful_opts(parent, governance, allow_destroy=allow_destroy)
-    key = aws.kms.Key(
+    key = customer_key(
         f"{name}-logs-key",
         description=f"aistack log group {log_group_name}",
-        enable_key_rotation=True,
-        deletion_window_in_days=30,
         policy=key_policy,
         region=region,
         tags=tags,

@@ -36,6 +36,7 @@ from pydantic import Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
+from aistack.aws._kms import customer_key
 from aistack.config import STACK_TAG, AistackModel, Governance
 from aistack.errors import Problems
 
@@ -297,11 +298,9 @@ class BudgetGuard(pulumi.ComponentResource):
             if args.kill_switch
             else child_opts(self)
         )
-        self.kms_key = aws.kms.Key(
+        self.kms_key = customer_key(
             f"{name}-key",
             description=f"aistack budget alerts {self.stack}/{name}",
-            enable_key_rotation=True,
-            deletion_window_in_days=30,
             policy=self._key_policy(kill_log_group_arn if args.kill_switch else None),
             region=args.region,
             tags=tags,

@@ -21,6 +21,7 @@ from pydantic import Field, field_validator
 
 from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
+from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.images import image_by_digest, normalize_digest
@@ -233,11 +234,9 @@ class ContainerRegistry(pulumi.ComponentResource):
             self.kms_key_arn = pulumi.Output.from_input(args.kms_key_arn)
         else:
             # Retained with the repositories: images encrypted under a deleted key are lost.
-            self.kms_key = aws.kms.Key(
+            self.kms_key = customer_key(
                 f"{name}-key",
                 description=f"aistack container registry {name}",
-                enable_key_rotation=True,
-                deletion_window_in_days=30,
                 region=args.region,
                 tags=tags,
                 opts=stateful_opts(self, args.governance, **retained),

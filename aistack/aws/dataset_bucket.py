@@ -17,6 +17,7 @@ from pydantic import Field, model_validator
 
 from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
+from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
 
@@ -197,11 +198,9 @@ class DatasetBucket(pulumi.ComponentResource):
             if args.kms_key_arn:
                 self.kms_key_arn = pulumi.Output.from_input(args.kms_key_arn)
             else:
-                self.kms_key = aws.kms.Key(
+                self.kms_key = customer_key(
                     f"{name}-key",
                     description=f"aistack {args.kind} bucket {name}",
-                    enable_key_rotation=True,
-                    deletion_window_in_days=30,
                     region=args.region,
                     tags=tags,
                     opts=stateful_opts(

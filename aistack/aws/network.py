@@ -35,6 +35,7 @@ from pydantic import Field, field_validator
 from aistack import catalog
 from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stack_id, stateful_opts, tags_for
+from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
 
@@ -969,11 +970,9 @@ class Network(pulumi.ComponentResource):
                 "Condition": {"ArnEquals": {"kms:EncryptionContext:aws:logs:arn": log_group_arn}},
             },
         )
-        self.flow_log_key = aws.kms.Key(
+        self.flow_log_key = customer_key(
             f"{name}-flow-log-key",
             description=f"aistack {name}: VPC flow logs",
-            enable_key_rotation=True,
-            deletion_window_in_days=30,
             policy=key_policy,
             region=region,
             tags=tags,

@@ -24,6 +24,7 @@ from pulumi_aws import sagemaker as sm
 from pydantic import AfterValidator, Field, field_validator
 
 from aistack.aws._base import child_opts, stack_id, stateful_opts, tags_for
+from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
 
@@ -344,11 +345,9 @@ class Notebook(pulumi.ComponentResource):
         else:
             # Retained with the volume: a retained home directory encrypted under a deleted
             # key is unreadable.
-            self.kms_key = aws.kms.Key(
+            self.kms_key = customer_key(
                 f"{name}-key",
                 description=f"aistack Studio domain {name}: home EFS and space volumes",
-                enable_key_rotation=True,
-                deletion_window_in_days=30,
                 region=args.region,
                 tags=tags,
                 opts=stateful_opts(self, governance, allow_destroy=args.allow_destroy_with_data),
