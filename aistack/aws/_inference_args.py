@@ -1,0 +1,671 @@
+"""Arguments of `aws.InferenceTier`, and the plan made from them before any resource exists.
+
+Everything a stack can get wrong is checked here, in one pass, so `pulumi up` fails with one
+ConfigError naming every bad field: explicit versions (S7) whose weights sum to 100, bounds
+per version (the cost cap, S3), GPU types the region and the network's inference zones
+offer (C2), the wiring (network, models bucket, logs bucket) in one region (D2, S1), an
+explicit request-logging choice with what full logging needs (G2), an approver for every
+version in production (G3), and a gateway config that fits the network.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, field_validator
+
+from aistack import catalog
+from aistack.config import AistackModel, DataClassification, Governance
+from aistack.errors import ConfigError, Problems
+from aistack.gateway import GatewayConfig
+from aistack.images import require_digest
+
+if TYPE_CHECKING:
+    from aistack.aws.dataset_bucket import DatasetBucket
+
+__all__ = [
+    "DEFAULT_AMI_PARAMETER",
+    "DEFAULT_LOG_RETENTION_DAYS",
+    "InferenceTierArgs",
+    "MAX_NODES",
+    "MAX_VERSIONS",
+    "MOVING_LABELS",
+    "ModelQualityAlarm",
+    "ModelVersion",
+    "ServingMachineImage",
+    "VersionPlan",
+    "plan_tier",
+    "version_slug",
+]
+
+WORKLOAD = "inference"
+#: Labels that name whatever is newest, not a version (S7).
+MOVING_LABELS = frozenset({"latest", "current", "stable", "head", "newest", "default"})
+#: An ALB forward action takes at most five target groups.
+MAX_VERSIONS = 5
+#: The most nodes one version may have; a bigger fleet is a deliberate, separate decision.
+MAX_NODES = 100
+# Deep Learning Base AMI (Ubuntu 22.04): NVIDIA driver, docker, NVIDIA container toolkit and
+# the AWS CLI. Resolved on each `pulumi up`; the resolved id goes into the launch template.
+DEFAULT_AMI_PARAMETER = (
+    "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id"
+)
+#: Days the tier's logs are kept unless requestLogging 'full' sets it: a month of incidents.
+DEFAULT_LOG_RETENTION_DAYS = 30
+#: CloudWatch Logs accepts only these retention periods.
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096,
+                      1827, 2192, 2557, 2922, 3288, 3653)  # fmt: skip
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+_CERTIFICATE = re.compile(
+    r"^arn:aws[a-z-]*:(?:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[A-Za-z0-9-]+"
+    r"|iam::\d{12}:server-certificate/\S+)$"
+)
+_TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")
+_WAF_RULE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+def version_slug(version: str) -> str:
+    """A version as it appears in resource names: '1.4.0' -> '1-4-0'."""
+    return re.sub(r"[^a-z0-9]+", "-", version.lower()).strip("-")
+
+
+def _retention(days: int | None) -> int | None:
+    if days is not None and days not in LOG_RETENTION_DAYS:
+        raise ValueError(
+            f"CloudWatch Logs cannot keep logs for {days} days. Fix: use one of "
+            f"{list(LOG_RETENTION_DAYS)}."
+        )
+    return days
+
+
+def _digest(image: str | None, field: str) -> str | None:
+    if image is None:
+        return None
+    try:
+        return require_digest(image, field)
+    except ConfigError as error:
+        problem = error.problems[0]
+        raise ValueError(f"{problem.message} Fix: {problem.fix}") from None
+
+
+# ---- arguments -------------------------------------------------------------------------------
+
+
+class ModelVersion(AistackModel):
+    """One deployable model version: its traffic share, its bounds and who approved it."""
+
+    version: str = Field(
+        pattern=_NAME,
+        description="The version as stored in the models bucket, under "
+        "s3://<bucket>/<modelName>/<version>/ (S7). Explicit: 'latest', 'current' and "
+        "'stable' are refused, because they name whatever is newest.",
+    )
+    weight: int = Field(
+        ge=0,
+        le=100,
+        description="Share of traffic in per cent; the weights of all versions sum to 100. "
+        "0 keeps the version deployable without traffic (S6): rollback is a weight change.",
+    )
+    min_nodes: int | None = Field(
+        None,
+        ge=1,
+        description="Nodes kept while the version takes traffic; default: the tier's "
+        "minNodes. At least 1: request-count scaling cannot start a group from zero.",
+    )
+    max_nodes: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_NODES,
+        description="Most nodes of this version (its cost cap); default: the tier's maxNodes.",
+    )
+    standby: Literal["warm", "zero"] = Field(
+        "warm",
+        description="At weight 0: 'warm' (default) keeps one node loaded, so a rollback "
+        "takes seconds; 'zero' keeps none, so it costs nothing and a rollback waits for a "
+        "node to boot and load the model.",
+    )
+    approved_by: str | None = Field(
+        None,
+        min_length=1,
+        max_length=256,
+        description="Who approved this version for production (G3), e.g. an email or a "
+        "ticket. Required for every version when governance.environment is prod.",
+    )
+    instance_type: str | None = Field(
+        None, description="GPU instance type for this version; default: the tier's."
+    )
+
+    @field_validator("version")
+    @classmethod
+    def _explicit(cls, version: str) -> str:
+        if version.lower() in MOVING_LABELS:
+            raise ValueError(
+                f"{version!r} names whatever is newest, not a version (checklist S7). Fix: "
+                "give the immutable version the artefact was stored under, e.g. '1.4.0'."
+            )
+        return version
+
+
+class ModelQualityAlarm(AistackModel):
+    """The model-quality metric the serving code publishes, and when it alarms (G4)."""
+
+    threshold: float = Field(
+        description="Alarm threshold of the metric. Required: only the team knows what a "
+        "bad score is for its model."
+    )
+    metric_name: str = Field(
+        "model_quality_score",
+        pattern=r"^[A-Za-z0-9._/#:-]{1,255}$",
+        description="Metric published in the tier's namespace aistack/<stack>/<name> with "
+        "the dimension ModelVersion=<version>.",
+    )
+    alarm_when: Literal["below", "above"] = Field(
+        "below",
+        description="'below' for scores (accuracy, win rate), 'above' for drift or error measures.",
+    )
+    statistic: Literal["Average", "Minimum", "Maximum", "Sum", "SampleCount"] = Field(
+        "Average", description="How the period's values are combined."
+    )
+    period_minutes: int = Field(
+        60, ge=1, le=1440, description="Length of one evaluation period (max a day)."
+    )
+    evaluation_periods: int = Field(
+        3, ge=1, description="Periods in a row beyond the threshold before it alarms."
+    )
+    treat_missing_data: Literal["breaching", "notBreaching", "missing", "ignore"] = Field(
+        "breaching",
+        description="A version taking traffic whose quality nobody publishes is not "
+        "monitored, so by default silence alarms too. Publish at least once per period.",
+    )
+
+    @field_validator("evaluation_periods")
+    @classmethod
+    def _within_a_week(cls, periods: int, info: Any) -> int:
+        minutes = info.data.get("period_minutes", 60)
+        if periods * minutes > 7 * 24 * 60:
+            raise ValueError(
+                "CloudWatch evaluates at most seven days. Fix: lower evaluationPeriods or "
+                "periodMinutes."
+            )
+        return periods
+
+
+class ServingMachineImage(AistackModel):
+    """The nodes' AMI: pinned by id, or resolved from a public SSM parameter at deploy time."""
+
+    ami_id: str | None = Field(
+        None, pattern=r"^ami-[0-9a-f]{8,17}$", description="Pinned image id (preferred, E1)."
+    )
+    ssm_parameter: str = Field(
+        DEFAULT_AMI_PARAMETER,
+        description="Parameter resolved on each `pulumi up` when amiId is unset; default: "
+        "the Deep Learning Base AMI (Ubuntu 22.04) with driver, docker and the NVIDIA "
+        "container toolkit.",
+    )
+    root_device_name: str = Field(
+        "/dev/sda1",
+        pattern=r"^/dev/[a-z0-9]+$",
+        description="Root device of the AMI (/dev/sda1 on Ubuntu, /dev/xvda on Amazon Linux).",
+    )
+
+
+class InferenceTierArgs(AistackModel):
+    """Arguments of `aws.InferenceTier`; camelCase in Pulumi config, snake_case in Python."""
+
+    governance: Governance
+    region: str = Field(
+        description="Region of the tier: the network's and the models bucket's, inside "
+        "governance.allowed_regions (C4)."
+    )
+    model_name: str = Field(
+        pattern=_NAME,
+        description="The model's prefix in the models bucket; also the name the runtime "
+        "serves it under.",
+    )
+    versions: tuple[ModelVersion, ...] = Field(
+        min_length=1,
+        description="Every deployable version with its traffic weight (S6, S7); at most "
+        f"{MAX_VERSIONS}, weights summing to 100.",
+    )
+    image: str = Field(
+        description="Model server image by digest (E1, S2): repo@sha256:<64 hex>. With the "
+        "network's default egress (no internet), it must come from ECR; grant the inference "
+        "role pull access (ContainerRegistry.grant_pull)."
+    )
+    runtime: Literal["vllm", "triton", "tensorrt-llm"] = Field(
+        "vllm",
+        description="The optimised runtime in the image (S2): how it is started and which "
+        "health path it answers. vLLM (default) serves an OpenAI-compatible API.",
+    )
+    runtime_args: tuple[str, ...] = Field(
+        (),
+        description="Extra arguments for the runtime, after the ones aistack sets (model "
+        "path, port, tensor parallelism), e.g. ['--max-model-len', '8192'].",
+    )
+    instance_type: str = Field(
+        description="GPU instance type from the aistack catalog, offered in the region and "
+        "in the network's inference zones (C2). Required."
+    )
+    max_nodes: int = Field(
+        ge=1,
+        le=MAX_NODES,
+        description="Most nodes per version: the cost cap (S3). Required, no default.",
+    )
+    min_nodes: int = Field(
+        1,
+        ge=1,
+        description="Nodes kept per version taking traffic; default 1 (request-count "
+        "scaling cannot start from zero).",
+    )
+    target_requests_per_node_per_minute: int = Field(
+        60,
+        ge=1,
+        description="Target tracking goal: requests a node takes per minute before the "
+        "group adds one (S3). Default 60; measure your model and set it.",
+    )
+    request_logging: Literal["none", "metadata", "full"] = Field(
+        description="What the gateway logs per request (G2), required with no default: "
+        "'none'; 'metadata' (time, client address, path, status, latencies, cache status: no "
+        "bodies, no keys); 'full' (metadata plus the request body, i.e. prompts; needs "
+        "logDataClassification and logRetentionDays). Answers are never logged."
+    )
+    log_data_classification: DataClassification | None = Field(
+        None,
+        description="Highest classification of what the logs hold; required with "
+        "requestLogging 'full' (G2).",
+    )
+    log_retention_days: int | None = Field(
+        None,
+        description="Days the tier's logs are kept; required with requestLogging 'full'. "
+        "Default 30 otherwise. A CloudWatch retention value.",
+    )
+    fallback: Literal["error", "previous_version"] = Field(
+        "error",
+        description="What a node answers while its model server is down (G5): 'error' "
+        "(default) is a JSON 503 with Retry-After, while the node is replaced. "
+        "'previous_version' is refused on AWS; see docs/components/inference-tier.md.",
+    )
+    gateway: GatewayConfig = Field(
+        default_factory=GatewayConfig,
+        description="The nginx gateway on every node (rate limit, concurrency cap, cache); "
+        "its listen port is the network's gateway port, and the tier sets its fallback.",
+    )
+    gateway_image: str | None = Field(
+        None,
+        description="nginx image by digest to run the gateway from (e.g. mirrored to ECR). "
+        "Default: the AMI's nginx, installed at boot when missing, which needs a package "
+        "mirror the nodes can reach.",
+    )
+    public: bool = Field(
+        False,
+        description="Internet-facing load balancer; needs a network with public_endpoint. "
+        "Off: internal, reachable from the VPC and what is peered to it.",
+    )
+    certificate_arn: str | None = Field(
+        None,
+        description="ACM certificate for HTTPS on 443 (TLS 1.3/1.2 policy); HTTP then only "
+        "redirects. Without one the load balancer speaks plain HTTP on 80.",
+    )
+    allow_plaintext_http: bool = Field(
+        False,
+        description="Allow a public load balancer without a certificate. Off: prompts and "
+        "answers never cross the internet unencrypted.",
+    )
+    waf_rate_limit: int = Field(
+        2000,
+        ge=10,
+        le=2_000_000_000,
+        description="Requests one client IP may send in 5 minutes before WAF blocks it with "
+        "429 (S3). Default 2000 (about 7 per second): far above one user, far below a flood.",
+    )
+    waf_count_only_rules: tuple[str, ...] = Field(
+        ("SizeRestrictions_BODY",),
+        description="Rules of AWSManagedRulesCommonRuleSet that only count instead of "
+        "block. Default: SizeRestrictions_BODY, which blocks every body over 8 KB, i.e. "
+        "every long prompt. Add e.g. CrossSiteScripting_BODY if prompts carry code.",
+    )
+    waf_log_all_requests: bool = Field(
+        False,
+        description="Log every request WAF sees. Off: only blocked and counted ones (cost, "
+        "and fewer copies of request metadata).",
+    )
+    waf_log_retention_days: int = Field(90, description="Days WAF logs are kept.")
+    latency_slo_ms: int = Field(
+        gt=0,
+        description="p99 latency objective; the latency alarm fires above it (S5). "
+        "Required: generation latency depends on the model and output length.",
+    )
+    error_rate_percent: float = Field(
+        1.0, gt=0, le=100, description="5xx share of requests that alarms (S5). Default 1%."
+    )
+    quality: ModelQualityAlarm = Field(
+        description="The model-quality alarm (G4); required, with its threshold."
+    )
+    alarm_topic_arn: str | None = Field(
+        None, description="SNS topic for alarm and recovery notifications."
+    )
+    machine_image: ServingMachineImage = Field(
+        default_factory=ServingMachineImage,
+        description="The nodes' AMI; default: the Deep Learning Base AMI, resolved at deploy time.",
+    )
+    root_volume_gb: int = Field(
+        200,
+        ge=30,
+        description="Encrypted gp3 root volume: images are large, and without NVMe the "
+        "model is copied here too.",
+    )
+    boot_timeout_minutes: int = Field(
+        45,
+        ge=5,
+        le=120,
+        description="How long a new node may take to copy the model, pull the images and "
+        "answer; past it the group replaces the node. At most 120 (lifecycle hook limit).",
+    )
+    allow_destroy_logs: bool = Field(
+        False, description="Let `pulumi destroy` delete the log groups and their keys."
+    )
+
+    @field_validator("image", "gateway_image")
+    @classmethod
+    def _images_by_digest(cls, image: str | None, info: Any) -> str | None:
+        return _digest(image, info.field_name)
+
+    @field_validator("log_retention_days", "waf_log_retention_days")
+    @classmethod
+    def _retention_values(cls, days: int | None) -> int | None:
+        return _retention(days)
+
+    @field_validator("instance_type")
+    @classmethod
+    def _lowercase(cls, value: str) -> str:
+        return value.strip().lower()
+
+    @field_validator("waf_count_only_rules")
+    @classmethod
+    def _rule_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        for rule_name in names:
+            if not _WAF_RULE_NAME.match(rule_name):
+                raise ValueError(
+                    f"{rule_name!r} is not a WAF rule name. Fix: use a rule name of "
+                    "AWSManagedRulesCommonRuleSet, e.g. 'SizeRestrictions_BODY'."
+                )
+        return tuple(dict.fromkeys(names))
+
+
+# ---- the plan: what each version gets, decided before any resource exists ------------------
+
+
+@dataclass(frozen=True)
+class VersionPlan:
+    spec: ModelVersion
+    slug: str
+    offer: catalog.InstanceType
+    min_nodes: int
+    max_nodes: int
+
+    @property
+    def version(self) -> str:
+        return self.spec.version
+
+    @property
+    def weight(self) -> int:
+        return self.spec.weight
+
+
+def plan_tier(
+    name: str,
+    args: InferenceTierArgs,
+    network: Any,
+    models: DatasetBucket,
+    logs: DatasetBucket | None,
+) -> tuple[list[VersionPlan], GatewayConfig]:
+    problems = Problems()
+    at = f"{name}."
+    region_problem = args.governance.region_problem(args.region, f"{name}.region")
+    if region_problem:
+        problems.items.append(region_problem)
+    _check_wiring(name, args, network, models, logs, problems)
+    offers = _check_instance_types(name, args, network, problems)
+    versions = _check_versions(name, args, offers, problems)
+
+    if args.request_logging == "full":
+        for field in ("log_data_classification", "log_retention_days"):
+            if getattr(args, field) is None:
+                camel = "logDataClassification" if "class" in field else "logRetentionDays"
+                problems.add(
+                    f"{at}{camel}",
+                    "requestLogging 'full' writes prompts to the logs, so what they hold and "
+                    "how long they are kept must be stated (checklist G2).",
+                    f"set {camel}, or choose requestLogging 'metadata' or 'none'.",
+                )
+    if args.fallback == "previous_version":
+        problems.add(
+            f"{at}fallback",
+            "'previous_version' is not available on AWS: the previous version is behind "
+            "the same load balancer, which private nodes could reach only by a second trip "
+            "through it (and WAF), counted against one node's address.",
+            "keep fallback 'error' (a JSON 503 with Retry-After while the node is replaced) "
+            "and keep the previous version warm (weight 0, standby 'warm') so a rollback "
+            "is a weight change.",
+        )
+    if args.public and getattr(network, "alb_internal", True):
+        problems.add(
+            f"{at}public",
+            "the network has no public subnets for an internet-facing load balancer.",
+            "create the network with publicEndpoint: true, or leave public off.",
+        )
+    if args.public and not args.certificate_arn and not args.allow_plaintext_http:
+        problems.add(
+            f"{at}certificateArn",
+            "a public load balancer without a certificate would carry prompts and answers "
+            "over the internet in plain HTTP.",
+            "set certificateArn to an ACM certificate, or (for a test only) "
+            "allowPlaintextHttp: true.",
+        )
+    if args.certificate_arn:
+        match = _CERTIFICATE.match(args.certificate_arn)
+        if not match:
+            problems.add(
+                f"{at}certificateArn",
+                f"{args.certificate_arn!r} is not an ACM or IAM server certificate ARN.",
+                "use 'arn:aws:acm:<region>:<account>:certificate/<id>'.",
+            )
+        elif match["region"] and match["region"] != args.region:
+            problems.add(
+                f"{at}certificateArn",
+                f"the certificate is in {match['region']}; a load balancer in "
+                f"{args.region} can only use certificates from its own region.",
+                f"request or import the certificate in {args.region}.",
+            )
+    if args.alarm_topic_arn and not _TOPIC.match(args.alarm_topic_arn):
+        problems.add(
+            f"{at}alarmTopicArn",
+            f"{args.alarm_topic_arn!r} is not an SNS topic ARN.",
+            "use 'arn:aws:sns:<region>:<account>:<topic>'.",
+        )
+    gateway = _gateway(name, args, network, problems)
+    problems.raise_if_any()
+    return versions, gateway
+
+
+def _check_wiring(
+    name: str,
+    args: InferenceTierArgs,
+    network: Any,
+    models: DatasetBucket,
+    logs: DatasetBucket | None,
+    problems: Problems,
+) -> None:
+    network_region = getattr(network, "region", args.region)
+    if network_region != args.region:
+        problems.add(
+            f"{name}.region",
+            f"the network is in {network_region} but the tier in {args.region}.",
+            f"use the network's region, {network_region}.",
+        )
+    try:
+        network.zones(WORKLOAD)
+    except ConfigError as error:
+        for problem in error.problems:
+            problems.add(f"{name}.network", problem.message, problem.fix)
+    if models.args.kind != "models":
+        problems.add(
+            f"{name}.models",
+            f"is a {models.args.kind!r} bucket; the inference role may read models only (S1).",
+            "pass the DatasetBucket of kind 'models'.",
+        )
+    if models.region != args.region:
+        problems.add(
+            f"{name}.models",
+            f"the models bucket is in {models.region}: every node would copy the model "
+            "across regions at boot, slowly and billed (D2).",
+            f"put the models bucket in {args.region}.",
+        )
+    if logs is not None and (logs.args.kind != "logs" or logs.region != args.region):
+        problems.add(
+            f"{name}.logs",
+            "load balancer access logs go only to a bucket of kind 'logs' in the load "
+            "balancer's region.",
+            f"pass the stack's logs DatasetBucket in {args.region}.",
+        )
+
+
+def _check_instance_types(
+    name: str, args: InferenceTierArgs, network: Any, problems: Problems
+) -> dict[str, catalog.InstanceType]:
+    wanted = {args.instance_type: f"{name}.instanceType"}
+    for index, spec in enumerate(args.versions):
+        if spec.instance_type:
+            wanted.setdefault(spec.instance_type.strip().lower(), f"{name}.versions[{index}]")
+    try:
+        zones = set(network.zones(WORKLOAD))
+    except ConfigError:
+        zones = set()
+    offers: dict[str, catalog.InstanceType] = {}
+    for type_name, field in wanted.items():
+        try:
+            offer = catalog.get(type_name, "aws")
+        except ConfigError as error:
+            for problem in error.problems:
+                problems.add(field, problem.message, problem.fix)
+            continue
+        if not offer.offered_in(args.region):
+            problems.add(
+                field,
+                f"{offer.name} is not offered in {args.region} (checklist C2).",
+                f"use a region that offers it, {list(offer.regions)}, or another type.",
+            )
+            continue
+        if zones and not zones & set(offer.zones(args.region)):
+            problems.add(
+                field,
+                f"{offer.name} is offered in {list(offer.zones(args.region))}, none of which "
+                f"has an inference subnet ({sorted(zones)}) (C2).",
+                "add the type to the network's inferenceInstanceTypes, or use a type its "
+                "zones offer.",
+            )
+            continue
+        offers[type_name] = offer
+    return offers
+
+
+def _check_versions(
+    name: str,
+    args: InferenceTierArgs,
+    offers: dict[str, catalog.InstanceType],
+    problems: Problems,
+) -> list[VersionPlan]:
+    at = f"{name}.versions"
+    if len(args.versions) > MAX_VERSIONS:
+        problems.add(
+            at,
+            f"{len(args.versions)} versions; a load balancer forwards to at most "
+            f"{MAX_VERSIONS} target groups.",
+            "remove versions you will not roll back to.",
+        )
+    total = sum(spec.weight for spec in args.versions)
+    if total != 100:
+        problems.add(
+            at,
+            f"the weights sum to {total}, not 100.",
+            "give the version(s) taking traffic weights that sum to 100, the others 0.",
+        )
+    seen: dict[str, int] = {}
+    versions: list[VersionPlan] = []
+    prod = args.governance.environment == "prod"
+    for index, spec in enumerate(args.versions):
+        here = f"{at}[{index}]"
+        slug = version_slug(spec.version)
+        if slug in seen:
+            problems.add(
+                f"{here}.version",
+                f"{spec.version!r} repeats version {args.versions[seen[slug]].version!r}"
+                + (
+                    " (the same once made a resource name)"
+                    if spec.version != args.versions[seen[slug]].version
+                    else ""
+                )
+                + ".",
+                "list each version once.",
+            )
+            continue
+        seen[slug] = index
+        if prod and not spec.approved_by:
+            problems.add(
+                f"{here}.approvedBy",
+                f"version {spec.version} would be deployable in prod without a recorded "
+                "approver (checklist G3).",
+                "set approvedBy to who approved it (name, email or ticket).",
+            )
+        maximum = spec.max_nodes or args.max_nodes
+        active_min = spec.min_nodes or args.min_nodes
+        if active_min > maximum:
+            problems.add(
+                f"{here}.minNodes",
+                f"{active_min} nodes exceed maxNodes {maximum}.",
+                "lower minNodes or raise maxNodes.",
+            )
+        # Weight 0: the standby decides; one warm node answers a rollback at once.
+        standby_min = 1 if spec.standby == "warm" else 0
+        minimum = active_min if spec.weight > 0 else standby_min
+        offer = offers.get((spec.instance_type or args.instance_type).strip().lower())
+        if offer is not None:
+            versions.append(VersionPlan(spec, slug, offer, min(minimum, maximum), maximum))
+    return versions
+
+
+def _gateway(name: str, args: InferenceTierArgs, network: Any, problems: Problems) -> GatewayConfig:
+    gateway = args.gateway
+    port = getattr(getattr(network, "args", None), "gateway_port", gateway.listen_port)
+    chosen = gateway.model_fields_set
+    if "listen_port" in chosen and gateway.listen_port != port:
+        problems.add(
+            f"{name}.gateway.listenPort",
+            f"the network lets the load balancer reach the nodes on port {port} only.",
+            f"remove gateway.listenPort, or set the network's gatewayPort to "
+            f"{gateway.listen_port}.",
+        )
+    if chosen & {"fallback", "previous_upstream"}:
+        problems.add(
+            f"{name}.gateway.fallback",
+            "the tier decides the gateway's fallback.",
+            "set the tier's fallback instead.",
+        )
+    if gateway.log_dir is None:
+        problems.add(
+            f"{name}.gateway.logDir",
+            "serving nodes ship the gateway's log files; without a log directory its "
+            "errors would stay in the node's journal.",
+            "remove gateway.logDir to use the default.",
+        )
+    if gateway.listen_address not in ("0.0.0.0", "*"):
+        problems.add(
+            f"{name}.gateway.listenAddress",
+            "the load balancer reaches the gateway on the node's private address.",
+            "remove gateway.listenAddress.",
+        )
+    data = gateway.model_dump()
+    data.update(listen_port=port, fallback="error", previous_upstream=None)
+    return GatewayConfig.parse(data, where=f"{name}.gateway")
