@@ -855,9 +855,9 @@ def node(tmp_path, graph):
     env_file = tmp_path / "serving.env"
     env_file.write_text("".join(f"{k}={v}\n" for k, v in env.items()))
 
-    def boot():
+    def boot(*command):
         result = subprocess.run(
-            [shutil.which("bash"), str(home / "serve.sh"), "boot"],
+            [shutil.which("bash"), str(home / "serve.sh"), *(command or ("boot",))],
             env={"PATH": str(bin_dir), "STUB_DIR": str(stub_dir), "HOME": str(tmp_path),
                  "AISTACK_ENV_FILE": str(env_file)},
             capture_output=True, text=True, timeout=60,
@@ -866,7 +866,7 @@ def node(tmp_path, graph):
         return result, calls
 
     node_ = type("Node", (), {})()
-    node_.boot, node_.stubs, node_.root = boot, stub_dir, tmp_path
+    node_.boot, node_.stubs, node_.root, node_.env_file = boot, stub_dir, tmp_path, env_file
     return node_
 
 
@@ -905,3 +905,19 @@ def test_a_boot_that_cannot_copy_the_model_abandons_the_node(node):
     assert not any("aistack-gateway" in c for c in calls)
     (complete,) = [c for c in calls if "complete-lifecycle-action" in c]
     assert complete.endswith("--lifecycle-action-result ABANDON")
+
+
+def test_the_watch_has_a_node_replaced_once_its_model_stops_answering(node):
+    with node.env_file.open("a") as env:
+        env.write(
+            "AISTACK_WATCH_FAILURES=2\nAISTACK_MAX_ITERATIONS=3\nAISTACK_WATCH_INTERVAL_SECONDS=1\n"
+        )
+    result, calls = node.boot("watch")
+    assert result.returncode == 0, result.stderr
+    assert not any("set-instance-health" in c for c in calls)
+    (node.stubs / "model-down").touch()
+    result, calls = node.boot("watch")
+    (marked,) = [c for c in calls if "set-instance-health" in c]
+    assert marked.endswith(
+        "--instance-id i-0abc --health-status Unhealthy --no-should-respect-grace-period"
+    )

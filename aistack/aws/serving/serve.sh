@@ -311,9 +311,13 @@ check_model() {
   if ((failures < AISTACK_WATCH_FAILURES)); then
     return 0
   fi
+  if [[ $(state_get marked-unhealthy 0) == 1 ]]; then
+    return 0 # The group knows; it is replacing the node.
+  fi
   id=$(instance_id) || return 1
   aws autoscaling set-instance-health --instance-id "$id" --health-status Unhealthy \
     --no-should-respect-grace-period >&2
+  state_set marked-unhealthy 1
   log "marked $id unhealthy: its auto scaling group replaces it"
 }
 
