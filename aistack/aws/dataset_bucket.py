@@ -43,6 +43,33 @@ LIFECYCLE_DEFAULTS: dict[str, tuple[int, int, tuple[int, str] | None, int | None
 }
 ABORT_INCOMPLETE_UPLOAD_DAYS = 7
 
+#: Elastic Load Balancing's log-delivery account per region, for regions opened before
+#: August 2022 (AWS: "Enable access logs for your Application Load Balancer"); newer
+#: regions use the logdelivery.elasticloadbalancing.amazonaws.com service principal.
+ELB_LOG_ACCOUNTS = {
+    "us-east-1": "127311923021",
+    "us-east-2": "033677994240",
+    "us-west-1": "027434742980",
+    "us-west-2": "797873946194",
+    "af-south-1": "098369216593",
+    "ap-east-1": "754344448648",
+    "ap-south-1": "718504428378",
+    "ap-northeast-1": "582318560864",
+    "ap-northeast-2": "600734575887",
+    "ap-northeast-3": "383597477331",
+    "ap-southeast-1": "114774131450",
+    "ap-southeast-2": "783225319266",
+    "ca-central-1": "985666609251",
+    "eu-central-1": "054676820928",
+    "eu-west-1": "156460612806",
+    "eu-west-2": "652711504416",
+    "eu-west-3": "009996457667",
+    "eu-south-1": "635631232127",
+    "eu-north-1": "897822967062",
+    "me-south-1": "076674570225",
+    "sa-east-1": "507241528517",
+}
+
 
 class DatasetMetadata(AistackModel):
     """What a dataset is, where it came from and on what basis it may be used (D4-D6, G1)."""
@@ -414,6 +441,19 @@ class DatasetBucket(pulumi.ComponentResource):
                     "Resource": pulumi.Output.concat(arn, "/alb/*"),
                 }
             )
+            elb_account = ELB_LOG_ACCOUNTS.get(self.region)
+            if elb_account:
+                # Regions opened before August 2022 deliver ALB logs from a regional ELB
+                # account rather than the log-delivery service principal.
+                statements.append(
+                    {
+                        "Sid": "AllowRegionalLoadBalancerAccountAccessLogs",
+                        "Effect": "Allow",
+                        "Principal": {"AWS": f"arn:aws:iam::{elb_account}:root"},
+                        "Action": "s3:PutObject",
+                        "Resource": pulumi.Output.concat(arn, "/alb/*"),
+                    }
+                )
         return policy_output(*statements)
 
     # ---- grants --------------------------------------------------------------------------

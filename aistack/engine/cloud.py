@@ -118,7 +118,10 @@ class SimulatedCloud(Mocks):
         acct = ACCOUNT_ID
         out = dict(inputs)
         out.setdefault("region", region)
-        if isinstance(inputs.get("tags"), dict) or self._default_tags(args.provider):
+        # Auto scaling groups carry tags as a list and get no provider default tags.
+        if not isinstance(inputs.get("tags"), list) and (
+            isinstance(inputs.get("tags"), dict) or self._default_tags(args.provider)
+        ):
             # As the provider reports it: its default tags, overridden by the resource's.
             out.setdefault(
                 "tagsAll", {**self._default_tags(args.provider), **(inputs.get("tags") or {})}

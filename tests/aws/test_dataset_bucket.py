@@ -128,6 +128,13 @@ def test_logs_bucket_uses_s3_managed_keys_because_log_delivery_requires_it(run, 
     policy = json.loads(_one(graph, "aws:s3/bucketPolicy:BucketPolicy").inputs["policy"])
     sids = {statement["Sid"] for statement in policy["Statement"]}
     assert {"AllowS3ServerAccessLogs", "AllowLoadBalancerAccessLogs"} <= sids
+    regional = next(
+        st
+        for st in policy["Statement"]
+        if st["Sid"] == "AllowRegionalLoadBalancerAccountAccessLogs"
+    )
+    # us-east-1 predates the log-delivery service principal: its ELB account writes.
+    assert regional["Principal"] == {"AWS": "arn:aws:iam::127311923021:root"}
 
 
 def test_bucket_policy_denies_requests_without_tls(run, governance):
