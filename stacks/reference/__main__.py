@@ -71,9 +71,14 @@ identity = aistack.WorkloadIdentity(
 )
 
 training_settings = config.require_object("training")
+inference_settings = config.require_object("inference")
 network = aistack.Network(
     "network",
-    {**settings("network"), "trainingInstanceTypes": training_settings["instanceTypes"]},
+    {
+        **settings("network"),
+        "trainingInstanceTypes": training_settings["instanceTypes"],
+        "inferenceInstanceTypes": [inference_settings["instanceType"]],
+    },
     opts,
 )
 
@@ -98,8 +103,24 @@ notebook = aistack.Notebook(
     execution_role_arn=identity.role_arn("notebook"),
 )
 
+# Notebook users read the dataset; nothing writes to it from the platform.
+dataset.grant_read(identity.role("notebook"), name="notebook")
+
+# Serving, apart from training: two explicit model versions behind weights (S1-S7, G2-G5).
+inference = aistack.InferenceTier(
+    "inference",
+    settings("inference"),
+    opts,
+    network=network,
+    identity=identity,
+    models=models,
+    logs=logs,
+)
+registry.grant_pull(identity.role("inference"), repositories=["vllm-server"], name="inference")
+registry.grant_pull(identity.role("training"), repositories=["trainer"], name="training")
+
 # GPU quota requested from the pools' maximums (C1).
-quota = aistack.GpuQuota("gpu-quota", settings("gpuQuota"), opts, pools=[training])
+quota = aistack.GpuQuota("gpu-quota", settings("gpuQuota"), opts, pools=[training, inference])
 
 # What to do next.
 pulumi.export("region", region)
@@ -114,3 +135,6 @@ pulumi.export("ci_role_arn", identity.ci_role_arn)
 pulumi.export("notebook_url", notebook.studio_url)
 pulumi.export("gpu_quota_requests", quota.summaries)
 pulumi.export("budget_alert_topic", budget.alert_topic_arn)
+pulumi.export("inference_endpoint", inference.endpoint)
+pulumi.export("inference_dashboard", inference.dashboard_name)
+pulumi.export("inference_rollback", inference.rollback_command)

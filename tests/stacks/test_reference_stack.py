@@ -35,7 +35,7 @@ def test_no_checklist_item_fails(graph):
     failing = [f"{f.rule_id} {f.resource_name}: {f.message}" for f in report.violations]
     assert failing == []
     states = {item.id: item.state for item in report.items()}
-    assert states["C1"] == states["C3"] == states["D1"] == states["T5"] == "passing"
+    assert all(state in ("passing", "documented-only") for state in states.values()), states
 
 
 def test_it_costs_less_than_the_naive_baseline(graph):
@@ -49,6 +49,8 @@ def test_outputs_tell_a_user_what_to_do_next(graph):
     assert outputs["submit_training_job"].startswith("aws batch submit-job")
     assert outputs["notebook_url"].startswith("https://")
     assert outputs["gpu_quota_requests"]
+    assert outputs["inference_endpoint"].startswith("http")
+    assert "modify-listener" in outputs["inference_rollback"]
 
 
 def test_everything_is_in_the_configured_region_and_tagged_with_the_stack(graph):
