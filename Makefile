@@ -31,7 +31,7 @@ format: env
 	$(RUN) ruff format .
 
 test: lint
-	$(RUN) pytest
+	$(RUN) pytest -n auto
 
 bench: env
 	$(RUN) python benchmarks/preview_bench.py
