@@ -112,30 +112,48 @@ def checklist_markdown(report: Report) -> str:
 
 
 def mermaid(graph: StackGraph) -> str:
-    """The component tree as Mermaid: aistack components and the resources directly under
-    them (their inner details would drown the picture)."""
+    """The component tree as Mermaid: aistack components (with how many resources each
+    holds, and their kinds) under the stack; resources outside any component as leaves."""
     lines = ["graph TD", f'    root["{graph.project}-{graph.stack}"]']
     counter = 0
+    component_ids: dict[str, str] = {}
 
-    def visit(resources: list[Resource], parent_id: str, parent_is_component: bool) -> None:
+    def visit(resources: list[Resource], parent_id: str) -> None:
         nonlocal counter
         for resource in sorted(resources, key=lambda r: (not r.is_component, r.type, r.name)):
-            is_component = resource.type.startswith("aistack:")
             if resource.type.startswith("pulumi:providers:"):
-                continue
-            if not (is_component or parent_is_component or parent_id == "root"):
                 continue
             counter += 1
             node_id = f"n{counter}"
             kind = resource.type.rsplit(":", 1)[-1]
-            label = (
-                f"<b>{resource.name}</b><br/>{kind}"
-                if is_component
-                else f"{resource.name}<br/><small>{kind}</small>"
-            )
-            lines.append(f'    {node_id}["{label}"]')
-            lines.append(f"    {parent_id} --> {node_id}")
-            visit(graph.children(resource), node_id, is_component)
+            if resource.type.startswith("aistack:"):
+                inner = [r for r in graph.descendants(resource) if r.custom]
+                kinds = sorted({r.type.rsplit(":", 1)[-1] for r in inner})
+                summary = ", ".join(kinds[:4]) + (", ..." if len(kinds) > 4 else "")
+                label = (
+                    f"<b>{resource.name}</b><br/>{kind}<br/>"
+                    f"<small>{len(inner)} resources: {summary}</small>"
+                )
+                component_ids[resource.urn] = node_id
+                lines.append(f'    {node_id}["{label}"]')
+                lines.append(f"    {parent_id} --> {node_id}")
+                visit([c for c in graph.children(resource) if not c.custom], node_id)
+            else:
+                lines.append(f'    {node_id}["{resource.name}<br/><small>{kind}</small>"]')
+                lines.append(f"    {parent_id} --> {node_id}")
 
-    visit(graph.roots(), "root", False)
+    visit(graph.roots(), "root")
+    # Dotted edges: one component uses another (a resource inside depends on one inside).
+    owner = {}
+    for urn in component_ids:
+        for inner in graph.descendants(graph.by_urn(urn)):
+            owner.setdefault(inner.urn, urn)
+    uses = set()
+    for resource in graph.resources:
+        user = owner.get(resource.urn)
+        for dependency in resource.dependencies:
+            used = owner.get(dependency)
+            if user and used and used != user:
+                uses.add((component_ids[user], component_ids[used]))
+    lines += [f"    {a} -.-> {b}" for a, b in sorted(uses)]
     return "\n".join(lines) + "\n"

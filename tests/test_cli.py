@@ -98,3 +98,9 @@ def test_reference_project_previews(monkeypatch):
     result = runner.invoke(app, ["preview", "."])
     assert result.exit_code == 0, result.output
     assert "aistack-dev" in result.output
+
+
+def test_readme_diagram_is_the_reference_stacks(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["preview", ".", "--format", "mermaid"])
+    assert result.output in (ROOT / "README.md").read_text()
