@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, field_validator
 
 from aistack import catalog
+from aistack.aws._node import offer_in_region
 from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
@@ -545,18 +546,8 @@ def _check_instance_types(
         zones = set()
     offers: dict[str, catalog.InstanceType] = {}
     for type_name, field in wanted.items():
-        try:
-            offer = catalog.get(type_name, "aws")
-        except ConfigError as error:
-            for problem in error.problems:
-                problems.add(field, problem.message, problem.fix)
-            continue
-        if not offer.offered_in(args.region):
-            problems.add(
-                field,
-                f"{offer.name} is not offered in {args.region} (checklist C2).",
-                f"use a region that offers it, {list(offer.regions)}, or another type.",
-            )
+        offer = offer_in_region(type_name, args.region, field, problems)
+        if offer is None:
             continue
         if zones and not zones & set(offer.zones(args.region)):
             problems.add(

@@ -52,6 +52,7 @@ from aistack.aws._inference_monitoring import (
     dashboard_body,
 )
 from aistack.aws._logs import encrypted_log_group
+from aistack.aws._node import gpu_launch_template
 from aistack.aws.gpu_quota import QuotaNeed
 
 if TYPE_CHECKING:
@@ -369,49 +370,20 @@ class InferenceTier(pulumi.ComponentResource):
                 SERVING_IMAGE_TAG: args.image,
             },
         )
-        self.launch_templates[plan.version] = template = aws.ec2.LaunchTemplate(
+        self.launch_templates[plan.version] = template = gpu_launch_template(
             f"{name}-lt",
+            parent=self,
             description=f"aistack serving {args.model_name} {plan.version} ({args.runtime})",
+            region=self.region,
             image_id=self.image_id,
             instance_type=plan.offer.name,
-            iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(
-                arn=instance_profile.arn
-            ),
-            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
-                http_endpoint="enabled",
-                http_tokens="required",
-                # Two hops: the serving code in its container may publish metrics (G4).
-                http_put_response_hop_limit=2,
-                instance_metadata_tags="disabled",
-            ),
-            block_device_mappings=[
-                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                    device_name=args.machine_image.root_device_name,
-                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-                        volume_size=args.root_volume_gb,
-                        volume_type="gp3",
-                        encrypted="true",
-                        delete_on_termination="true",
-                    ),
-                )
-            ],
-            network_interfaces=[
-                aws.ec2.LaunchTemplateNetworkInterfaceArgs(
-                    device_index=0,
-                    associate_public_ip_address="false",
-                    delete_on_termination="true",
-                    security_groups=[network.security_group_id(WORKLOAD)],
-                )
-            ],
+            instance_profile_arn=instance_profile.arn,
+            root_device_name=args.machine_image.root_device_name,
+            root_volume_gb=args.root_volume_gb,
             user_data=user_data,
-            tag_specifications=[
-                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
-                for kind in ("instance", "volume", "network-interface")
-            ],
-            update_default_version=True,
-            region=self.region,
-            tags=template_tags,
-            opts=child_opts(self),
+            instance_tags=tags,
+            template_tags=template_tags,
+            security_group_id=network.security_group_id(WORKLOAD),
         )
         self.groups[plan.version] = aws.autoscaling.Group(
             f"{name}-asg",

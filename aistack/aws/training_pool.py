@@ -26,6 +26,7 @@ from pydantic import Field, field_validator, model_validator
 from aistack import catalog
 from aistack.aws._base import child_opts, policy_output, stack_id, tags_for
 from aistack.aws._logs import encrypted_log_group
+from aistack.aws._node import gpu_launch_template, offer_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
@@ -321,22 +322,11 @@ class TrainingPool(pulumi.ComponentResource):
             problems.items.append(region_problem)
         offers: list[catalog.InstanceType] = []
         for index, type_name in enumerate(args.instance_types):
-            field = f"{name}.instanceTypes[{index}]"
-            try:
-                offer = catalog.get(type_name, "aws")
-            except ConfigError as error:
-                for problem in error.problems:
-                    problems.add(field, problem.message, problem.fix)
-                continue
-            if not offer.offered_in(args.region):
-                problems.add(
-                    field,
-                    f"{offer.name} is not offered in {args.region} (checklist C2).",
-                    f"use a region that offers it: {list(offer.regions)}, or another type; "
-                    "`aistack catalog regions --gpu "
-                    f"{offer.gpu_model}` ranks the regions.",
-                )
-            offers.append(offer)
+            offer = offer_in_region(
+                type_name, args.region, f"{name}.instanceTypes[{index}]", problems
+            )
+            if offer is not None:
+                offers.append(offer)
         classes = {(offer.gpu_model, offer.gpu_memory_gb, offer.gpu_count) for offer in offers}
         if len(classes) > 1:
             problems.add(
@@ -447,57 +437,23 @@ class TrainingPool(pulumi.ComponentResource):
     ) -> aws.ec2.LaunchTemplate:
         import base64
 
-        network_interfaces = None
-        security_group_ids = None
-        if args.scheduler == "asg":
-            network_interfaces = [
-                aws.ec2.LaunchTemplateNetworkInterfaceArgs(
-                    device_index=0,
-                    associate_public_ip_address="false",
-                    delete_on_termination="true",
-                    security_groups=[network.security_group_id("training")],
-                )
-            ]
-        # Batch sets subnets and security groups on the compute environment; a network
-        # interface in the launch template would conflict with them.
-        return aws.ec2.LaunchTemplate(
+        return gpu_launch_template(
             f"{name}-launch-template",
+            parent=self,
             description=f"aistack training pool {name}",
+            region=args.region,
             image_id=self.image_id,
-            iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(
-                arn=instance_profile.arn
-            ),
-            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
-                http_endpoint="enabled",
-                http_tokens="required",
-                # Two hops: processes in containers on the host read spot notices too.
-                http_put_response_hop_limit=2,
-                instance_metadata_tags="disabled",
-            ),
-            block_device_mappings=[
-                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                    device_name=ROOT_DEVICE[args.scheduler],
-                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-                        volume_size=args.root_volume_gb,
-                        volume_type="gp3",
-                        encrypted="true",
-                        delete_on_termination="true",
-                    ),
-                )
-            ],
-            network_interfaces=network_interfaces,
-            vpc_security_group_ids=security_group_ids,
+            instance_profile_arn=instance_profile.arn,
+            root_device_name=ROOT_DEVICE[args.scheduler],
+            root_volume_gb=args.root_volume_gb,
             user_data=self._bootstrap(args).apply(
                 lambda text: base64.b64encode(text.encode()).decode()
             ),
-            tag_specifications=[
-                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=self.tags)
-                for kind in ("instance", "volume", "network-interface")
-            ],
-            update_default_version=True,
-            region=args.region,
-            tags=self.tags,
-            opts=child_opts(self),
+            instance_tags=self.tags,
+            # Batch sets subnets and security groups on the compute environment.
+            security_group_id=network.security_group_id("training")
+            if args.scheduler == "asg"
+            else None,
         )
 
     # ---- batch ---------------------------------------------------------------------------

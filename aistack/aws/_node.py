@@ -1,0 +1,109 @@
+"""What every GPU node aistack launches shares: the catalog check and the launch template.
+
+One place decides the node's security posture: IMDSv2 required, an encrypted gp3 root,
+no public IP, the workload's instance profile, tags on the instance and its volumes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+
+from aistack import catalog
+from aistack.aws._base import child_opts
+from aistack.errors import ConfigError, Problems
+
+__all__ = ["gpu_launch_template", "offer_in_region"]
+
+
+def offer_in_region(
+    type_name: str, region: str, field: str, problems: Problems
+) -> catalog.InstanceType | None:
+    """The catalog entry for `type_name` if `region` offers it; else a problem (C2)."""
+    try:
+        offer = catalog.get(type_name, "aws")
+    except ConfigError as error:
+        for problem in error.problems:
+            problems.add(field, problem.message, problem.fix)
+        return None
+    if not offer.offered_in(region):
+        problems.add(
+            field,
+            f"{offer.name} is not offered in {region} (checklist C2).",
+            f"use a region that offers it, {list(offer.regions)}, or another type; "
+            f"`aistack catalog regions --gpu {offer.gpu_model}` ranks the regions.",
+        )
+        return None
+    return offer
+
+
+def gpu_launch_template(
+    resource_name: str,
+    *,
+    parent: pulumi.Resource,
+    description: str,
+    region: str,
+    image_id: pulumi.Input[str],
+    instance_profile_arn: pulumi.Input[str],
+    root_device_name: str,
+    root_volume_gb: int,
+    user_data: pulumi.Input[str],
+    instance_tags: dict[str, str],
+    template_tags: dict[str, str] | None = None,
+    security_group_id: pulumi.Input[str] | None = None,
+    instance_type: str | None = None,
+) -> aws.ec2.LaunchTemplate:
+    """A launch template for GPU nodes in private subnets.
+
+    With `security_group_id` the template carries the network interface (no public IP,
+    that group); without it the caller sets subnets and groups itself, as AWS Batch
+    does, where an interface in the template would conflict with the compute environment.
+    """
+    network_interfaces: Any = None
+    if security_group_id is not None:
+        network_interfaces = [
+            aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+                device_index=0,
+                associate_public_ip_address="false",
+                delete_on_termination="true",
+                security_groups=[security_group_id],
+            )
+        ]
+    return aws.ec2.LaunchTemplate(
+        resource_name,
+        description=description,
+        image_id=image_id,
+        instance_type=instance_type,
+        iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=instance_profile_arn),
+        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+            http_endpoint="enabled",
+            http_tokens="required",
+            # Two hops: processes in containers on the node reach the metadata service
+            # too (spot notices, metrics).
+            http_put_response_hop_limit=2,
+            instance_metadata_tags="disabled",
+        ),
+        block_device_mappings=[
+            aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                device_name=root_device_name,
+                ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                    volume_size=root_volume_gb,
+                    volume_type="gp3",
+                    encrypted="true",
+                    delete_on_termination="true",
+                ),
+            )
+        ],
+        network_interfaces=network_interfaces,
+        user_data=user_data,
+        tag_specifications=[
+            aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=instance_tags)
+            for kind in ("instance", "volume", "network-interface")
+        ],
+        update_default_version=True,
+        region=region,
+        tags=template_tags if template_tags is not None else instance_tags,
+        opts=child_opts(parent),
+    )
