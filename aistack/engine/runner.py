@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import pulumi
 from google.protobuf import empty_pb2
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
@@ -33,9 +34,18 @@ Program = Callable[[], Any]
 
 
 def normalise(value: Any) -> Any:
-    """Protobuf carries every number as a float: give whole numbers back as ints."""
+    """Plain data, as a provider would see it: protobuf carries every number as a float
+    (whole numbers back to ints), and assets become a description of what they hold."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, pulumi.asset.AssetArchive):
+        return {"archive": {name: normalise(item) for name, item in value.assets.items()}}
+    if isinstance(value, pulumi.asset.FileAsset | pulumi.asset.FileArchive):
+        return {"path": str(value.path)}
+    if isinstance(value, pulumi.asset.StringAsset):
+        return {"text": value.text}
+    if isinstance(value, pulumi.asset.RemoteAsset | pulumi.asset.RemoteArchive):
+        return {"uri": value.uri}
     if isinstance(value, dict):
         return {key: normalise(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

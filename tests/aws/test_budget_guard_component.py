@@ -3,7 +3,6 @@ topics and an opt-in kill switch wired to the 100 % actual alert only."""
 
 import json
 
-import pulumi
 import pytest
 
 from aistack import aws as aistack_aws
@@ -251,10 +250,10 @@ def test_kill_switch_deploys_the_handler_for_this_stack(run, governance):
     }
     assert function.inputs["timeout"] == 120
     assert function.inputs["reservedConcurrentExecutions"] == 1
-    code = function.inputs["code"]
-    assert isinstance(code, pulumi.AssetArchive)
-    assert list(code.assets) == ["budget_guard.py"]
-    assert code.assets["budget_guard.py"].path == str(KILL_SWITCH_HANDLER)
+    # The engine records assets as what they hold: one file, the handler itself.
+    assert function.inputs["code"] == {
+        "archive": {"budget_guard.py": {"path": str(KILL_SWITCH_HANDLER)}}
+    }
     assert KILL_SWITCH_HANDLER.is_file()
     role = _one(graph, "aws:iam/role:Role")
     assert function.inputs["role"] == role.outputs["arn"]
