@@ -655,8 +655,9 @@ class BudgetGuard(pulumi.ComponentResource):
             role=self.kill_switch_role.arn,
             timeout=120,
             memory_size=256,
-            # One run at a time: two concurrent runs would both record "previous sizes".
-            reserved_concurrent_executions=1,
+            # No reserved concurrency: reserving even 1 fails on new accounts, whose limit of
+            # 10 leaves nothing to reserve; the handler is idempotent and keeps the first
+            # recorded sizes, so an overlapping run changes nothing.
             environment=aws.lambda_.FunctionEnvironmentArgs(
                 variables={
                     "AISTACK_STACK": self.stack,

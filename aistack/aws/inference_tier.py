@@ -576,8 +576,11 @@ class InferenceTier(pulumi.ComponentResource):
             tags=self.tags,
             opts=here,
         )
+        # Same logical name as the plain-HTTP listener: adding a certificate later turns
+        # that listener into the redirect in place. Two names would mean creating the new
+        # port-80 listener while the old one still holds the port (DuplicateListener).
         redirect = aws.lb.Listener(
-            f"{self._name}-http-redirect",
+            f"{self._name}-http",
             load_balancer_arn=self.load_balancer.arn,
             port=80,
             protocol="HTTP",

@@ -64,6 +64,9 @@ INTERFACE_ENDPOINTS: dict[str, str] = {
     "ecr.dkr": "image pulls (layers themselves come from S3, via the gateway endpoint)",
     "logs": "container and node logs to CloudWatch Logs",
     "monitoring": "CloudWatch agent metrics (GPU, disk) from the nodes",
+    # The agent's ec2tagger drops every metric until DescribeTags answers: without this
+    # endpoint no GPU metric (idle and starvation alarms) is ever published.
+    "ec2": "CloudWatch agent instance tags (DescribeTags) and the ASG dimension",
     "sts": "workload identity: regional STS for AssumeRole and web-identity tokens",
     "ssm": "Session Manager access and parameters: no SSH, no bastion",
     "ssmmessages": "Session Manager shell channel",

@@ -439,7 +439,7 @@ def test_with_a_certificate_https_forwards_and_http_redirects():
     assert https.inputs["sslPolicy"] == TLS_POLICY == "ELBSecurityPolicy-TLS13-1-2-2021-06"
     assert https.inputs["certificateArn"] == CERTIFICATE
     assert https.inputs["defaultActions"][0]["type"] == "forward"
-    redirect = graph.named("serve-http-redirect")
+    redirect = graph.named("serve-http")
     assert redirect.inputs["port"] == 80
     assert redirect.inputs["defaultActions"] == [
         {

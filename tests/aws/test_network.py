@@ -273,6 +273,8 @@ def test_endpoints_egress_creates_private_dns_interface_endpoints_in_training_su
     services = {e.inputs["serviceName"].removeprefix("com.amazonaws.us-east-1.") for e in interface}
     assert services == set(INTERFACE_ENDPOINTS)
     assert {"ecs", "ecs-agent", "ecs-telemetry", "ecr.api", "ecr.dkr", "sts"} <= services
+    # The CloudWatch agent publishes nothing until it can call ec2:DescribeTags.
+    assert {"ec2", "monitoring"} <= services
     training_subnets = sorted(s.id for s in _subnets(graph, "training"))
     endpoints_group = graph.named("net-endpoints")
     for endpoint in interface:
