@@ -29,7 +29,9 @@ def encrypted_log_group(
     encryption-context condition), which is what the Logs service documents as least
     privilege.
     """
-    account = aws.get_caller_identity_output().account_id
+    account = aws.get_caller_identity_output(
+        opts=pulumi.InvokeOutputOptions(parent=parent)
+    ).account_id
     key_policy = policy_output(
         {
             "Sid": "AccountAdministers",

@@ -13,7 +13,7 @@ from typing import Literal
 
 import pulumi
 import pulumi_aws as aws
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
@@ -130,7 +130,9 @@ class DatasetBucketArgs(AistackModel):
         None, ge=0, le=100, description="Newest overwritten versions always kept."
     )
     transition_noncurrent_after_days: int | None = Field(
-        None, ge=0, description="Move overwritten versions to a cheaper class; 0 disables."
+        None,
+        description="Move overwritten versions to Standard-IA after N days (S3 requires at "
+        "least 30); 0 disables.",
     )
     expire_current_after_days: int | None = Field(
         None, ge=1, description="Expire live objects (logs only by default)."
@@ -143,6 +145,16 @@ class DatasetBucketArgs(AistackModel):
         description="Let `pulumi destroy` delete the bucket and every object in it. Off: "
         "the bucket is retained (and protected in prod).",
     )
+
+    @field_validator("transition_noncurrent_after_days")
+    @classmethod
+    def _transition_s3_accepts(cls, days: int | None) -> int | None:
+        if days is not None and 0 < days < 30:
+            raise ValueError(
+                f"S3 moves noncurrent versions to Standard-IA after 30 days at the "
+                f"earliest, not {days}. Fix: use 30 or more, or 0 for no transition."
+            )
+        return days
 
     @model_validator(mode="after")
     def _datasets_carry_lineage(self) -> DatasetBucketArgs:
@@ -245,7 +257,14 @@ class DatasetBucket(pulumi.ComponentResource):
             opts=stateful_opts(self, args.governance, allow_destroy=args.allow_destroy_with_data),
         )
         bucket_id = self.bucket.id
-        here = child_opts(self, depends_on=[self.bucket])
+        # The bucket's protections are kept with it: deleting them on `pulumi destroy`
+        # would leave retained data public-able, unencrypted by default and unversioned.
+        here = stateful_opts(
+            self,
+            args.governance,
+            allow_destroy=args.allow_destroy_with_data,
+            depends_on=[self.bucket],
+        )
 
         self.public_access_block = aws.s3.BucketPublicAccessBlock(
             f"{name}-public-access-block",
@@ -300,7 +319,12 @@ class DatasetBucket(pulumi.ComponentResource):
             region=args.region,
             rules=self._lifecycle_rules(),
             # Lifecycle rules on an unversioned bucket would act on the wrong objects.
-            opts=child_opts(self, depends_on=[self.versioning]),
+            opts=stateful_opts(
+                self,
+                args.governance,
+                allow_destroy=args.allow_destroy_with_data,
+                depends_on=[self.versioning],
+            ),
         )
         self.policy = aws.s3.BucketPolicy(
             f"{name}-policy",
@@ -308,7 +332,12 @@ class DatasetBucket(pulumi.ComponentResource):
             region=args.region,
             policy=self._bucket_policy(),
             # A policy put before the public access block could briefly be evaluated alone.
-            opts=child_opts(self, depends_on=[self.public_access_block]),
+            opts=stateful_opts(
+                self,
+                args.governance,
+                allow_destroy=args.allow_destroy_with_data,
+                depends_on=[self.public_access_block],
+            ),
         )
         self.logging: aws.s3.BucketLogging | None = None
         if access_logs is not None:
@@ -421,7 +450,9 @@ class DatasetBucket(pulumi.ComponentResource):
             },
         ]
         if self.args.kind == "logs":
-            account = aws.get_caller_identity_output().account_id
+            account = aws.get_caller_identity_output(
+                opts=pulumi.InvokeOutputOptions(parent=self)
+            ).account_id
             statements.append(
                 {
                     "Sid": "AllowS3ServerAccessLogs",

@@ -284,3 +284,23 @@ def test_every_problem_is_reported_at_once(governance):
             where="data",
         )
     assert {"data.region", "data.noncurrentDays", "data.bogus"} <= set(caught.value.fields)
+
+
+def test_the_buckets_protections_are_retained_with_it(run, governance):
+    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+    for token in (
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
+        "aws:s3/bucketVersioning:BucketVersioning",
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        "aws:s3/bucketPolicy:BucketPolicy",
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+    ):
+        assert _one(graph, token).retain_on_delete is True, token
+
+
+def test_a_transition_s3_would_refuse_is_a_config_error(governance):
+    with pytest.raises(ConfigError, match="30 days") as caught:
+        aistack_aws.DatasetBucketArgs.parse(
+            _args(governance, transitionNoncurrentAfterDays=7), where="data"
+        )
+    assert caught.value.fields == ["data.transitionNoncurrentAfterDays"]

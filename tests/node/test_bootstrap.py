@@ -131,3 +131,17 @@ def running(pid: int) -> bool:
         return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, ProcessLookupError):
         return False
+
+
+def test_batch_hosts_run_only_the_spot_watch(node):
+    """Batch owns a host's life; a host clock would kill jobs that started late on it."""
+    prepare(node)
+    with (node.root / "node.env").open("a") as env:
+        env.write("AISTACK_SCHEDULER=batch\n")
+    node.run("bootstrap.sh", AISTACK_SERVICE_MANAGER="systemd")
+    assert node.calls("systemctl") == [
+        ["daemon-reload"],
+        ["enable", "--now", "aistack-spot-watch.service"],
+    ]
+    assert not (node.root / "systemd" / "aistack-wallclock-limit.service").exists()
+    assert not (node.root / "systemd" / "aistack-idle-watchdog.service").exists()

@@ -33,7 +33,14 @@ AISTACK_CACHE_DIR=${AISTACK_CACHE_DIR:-/mnt/nvme}
 AISTACK_METRICS_NAMESPACE=${AISTACK_METRICS_NAMESPACE:-aistack/node}
 AISTACK_CLOUDWATCH_CONFIG=${AISTACK_CLOUDWATCH_CONFIG:-/etc/aistack/cloudwatch-agent.json}
 AISTACK_SYSTEMD_DIR=${AISTACK_SYSTEMD_DIR:-/etc/systemd/system}
-readonly GUARDS=(wallclock-limit spot-watch idle-watchdog)
+# On AWS Batch hosts only the spot watch runs: Batch owns the host's life (it scales idle
+# hosts in) and job timeouts bound each run (T5); a host clock would kill a job that
+# started late on a reused host, and an idle host halting itself races Batch's scale-in.
+if [[ ${AISTACK_SCHEDULER:-asg} == batch ]]; then
+  readonly GUARDS=(spot-watch)
+else
+  readonly GUARDS=(wallclock-limit spot-watch idle-watchdog)
+fi
 
 service_manager() {
   local manager=${AISTACK_SERVICE_MANAGER:-}

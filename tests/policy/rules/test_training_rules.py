@@ -99,7 +99,7 @@ COMPLIANT = {
     "AIS-T1-01": ["train-job", "train-launch-template"],
     "AIS-T2-01": ["train-job"],
     "AIS-T3-01": ["train-compute"],
-    "AIS-T5-01": ["train-job", "train-launch-template"],
+    "AIS-T5-01": ["train-job"],
     "AIS-T6-01": ["train-job", "train-logs"],
 }
 VIOLATING = {
@@ -137,3 +137,7 @@ def test_resources_without_safeguards_violate(raw_graph, rule_id):
 def test_asg_pool_complies(pool_graphs, rule_id):
     statuses = _statuses(pool_graphs["asg"], rule_id)
     assert statuses.get("train-group") == "compliant", statuses
+
+
+def test_asg_nodes_carry_their_wall_clock_limit(pool_graphs):
+    assert _statuses(pool_graphs["asg"], "AIS-T5-01")["train-launch-template"] == "compliant"
