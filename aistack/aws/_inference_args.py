@@ -296,8 +296,9 @@ class InferenceTierArgs(AistackModel):
     gateway_image: str | None = Field(
         None,
         description="nginx image by digest to run the gateway from (e.g. mirrored to ECR). "
-        "Default: the AMI's nginx, installed at boot when missing, which needs a package "
-        "mirror the nodes can reach.",
+        "Required unless machineImage.amiId pins an image that already has nginx: private "
+        "nodes cannot reach a package mirror to install it, and a node that cannot start "
+        "its gateway is replaced forever.",
     )
     public: bool = Field(
         False,
@@ -480,6 +481,15 @@ def plan_tier(
                 f"{args.region} can only use certificates from its own region.",
                 f"request or import the certificate in {args.region}.",
             )
+    if args.gateway_image is None and not args.machine_image.ami_id:
+        problems.add(
+            f"{at}gatewayImage",
+            "no gateway image, and the default machine image has no nginx: private nodes "
+            "cannot reach a package mirror to install it, so every node would fail its boot "
+            "and be replaced, at GPU prices.",
+            "mirror nginx into your registry and set gatewayImage to it by digest, or pin "
+            "machineImage.amiId to an image with nginx installed.",
+        )
     if args.alarm_topic_arn and not _TOPIC.match(args.alarm_topic_arn):
         problems.add(
             f"{at}alarmTopicArn",

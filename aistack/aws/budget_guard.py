@@ -79,6 +79,8 @@ KEY_ADMIN_ACTIONS = (
 )
 BUDGETS_PRINCIPAL = "budgets.amazonaws.com"
 COST_ALERTS_PRINCIPAL = "costalerts.amazonaws.com"
+#: CloudWatch alarms of the stack (GPU starvation, serving latency) use the alert topic too.
+CLOUDWATCH_PRINCIPAL = "cloudwatch.amazonaws.com"
 # Mirrors AWS's own pattern for Cost Anomaly Detection subscribers, so an address AWS would
 # refuse is refused here, before anything is created.
 _EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+=?^_`{|}~/-]+@[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
@@ -309,7 +311,9 @@ class BudgetGuard(pulumi.ComponentResource):
         self.kms_key_arn = self.kms_key.arn
 
         self.alert_topic, self.alert_topic_policy = self._topic(
-            f"{name}-alerts", tags, publishers=(BUDGETS_PRINCIPAL, COST_ALERTS_PRINCIPAL)
+            f"{name}-alerts",
+            tags,
+            publishers=(BUDGETS_PRINCIPAL, COST_ALERTS_PRINCIPAL, CLOUDWATCH_PRINCIPAL),
         )
         self.alert_topic_arn = self.alert_topic.arn
         self.email_subscriptions: list[aws.sns.TopicSubscription] = []
@@ -573,7 +577,9 @@ class BudgetGuard(pulumi.ComponentResource):
             {
                 "Sid": "CostAlertsEncryptMessages",
                 "Effect": "Allow",
-                "Principal": {"Service": [BUDGETS_PRINCIPAL, COST_ALERTS_PRINCIPAL]},
+                "Principal": {
+                    "Service": [BUDGETS_PRINCIPAL, COST_ALERTS_PRINCIPAL, CLOUDWATCH_PRINCIPAL]
+                },
                 "Action": ["kms:GenerateDataKey*", "kms:Decrypt"],
                 "Resource": "*",
                 "Condition": {"StringEquals": {"aws:SourceAccount": account}},

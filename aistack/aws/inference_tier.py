@@ -154,7 +154,10 @@ class InferenceTier(pulumi.ComponentResource):
         identity: Any,
         models: DatasetBucket,
         logs: DatasetBucket | None = None,
+        alarm_topic_arn: pulumi.Input[str] | None = None,
     ) -> None:
+        """`alarm_topic_arn` (e.g. `budget.alert_topic_arn`) may be an Output; the args field
+        of the same name takes a literal ARN from config."""
         args = InferenceTierArgs.parse(args, where=name)
         versions, gateway = plan_tier(name, args, network, models, logs)
         super().__init__(
@@ -166,6 +169,7 @@ class InferenceTier(pulumi.ComponentResource):
         self.args = args
         self.region = args.region
         self._name = name
+        self.alarm_topic_arn = alarm_topic_arn or args.alarm_topic_arn
         self.versions = versions
         self.gateway = gateway
         self.metrics_namespace = f"aistack/{stack_id()}/{name}"
@@ -767,7 +771,7 @@ class InferenceTier(pulumi.ComponentResource):
     # ---- monitoring (S5, G4) ----------------------------------------------------------------
 
     def _alarm(self, label: str, kind: str, **settings: Any) -> aws.cloudwatch.MetricAlarm:
-        topic = [self.args.alarm_topic_arn] if self.args.alarm_topic_arn else None
+        topic = [self.alarm_topic_arn] if self.alarm_topic_arn else None
         return aws.cloudwatch.MetricAlarm(
             f"{self._name}-{label}",
             alarm_actions=topic,

@@ -212,7 +212,10 @@ class TrainingPool(pulumi.ComponentResource):
         identity: Any,
         dataset: DatasetBucket,
         checkpoints: DatasetBucket,
+        alarm_topic_arn: pulumi.Input[str] | None = None,
     ) -> None:
+        """`alarm_topic_arn` (e.g. `budget.alert_topic_arn`) may be an Output; the args field
+        of the same name takes a literal ARN from config."""
         args = TrainingPoolArgs.parse(args, where=name)
         self.offers = self._validate(name, args, dataset, checkpoints)
         super().__init__(
@@ -224,6 +227,7 @@ class TrainingPool(pulumi.ComponentResource):
         self.args = args
         self._name = name
         self.region = args.region
+        self.alarm_topic_arn = alarm_topic_arn or args.alarm_topic_arn
         largest = max(self.offers, key=lambda offer: offer.vcpus)
         self.node_shape = largest
         tags = tags_for(args.governance, workload="training", **{"aistack:pool": name})
@@ -738,7 +742,7 @@ class TrainingPool(pulumi.ComponentResource):
             comparison_operator="LessThanThreshold",
             threshold=args.starvation_gpu_util_percent,
             treat_missing_data="notBreaching",
-            alarm_actions=[args.alarm_topic_arn] if args.alarm_topic_arn else None,
+            alarm_actions=[self.alarm_topic_arn] if self.alarm_topic_arn else None,
             region=args.region,
             tags=self.tags,
             opts=child_opts(self),

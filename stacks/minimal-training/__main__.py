@@ -78,7 +78,6 @@ pool = aistack.TrainingPool(
         "maxNodes": config.require_int("maxNodes"),
         "image": config.require("image"),
         "maxRuntimeMinutes": 240,
-        "alarmTopicArn": None,
     },
     network=network,
     identity=identity,

@@ -85,12 +85,13 @@ network = aistack.Network(
 # Training on Spot that resumes, caches on NVMe and stops itself.
 training = aistack.TrainingPool(
     "training",
-    {**settings("training"), "alarmTopicArn": None},
+    settings("training"),
     opts,
     network=network,
     identity=identity,
     dataset=dataset,
     checkpoints=checkpoints,
+    alarm_topic_arn=budget.alert_topic_arn,  # alarms reach the same people as budget alerts
 )
 
 notebook = aistack.Notebook(
@@ -115,8 +116,11 @@ inference = aistack.InferenceTier(
     identity=identity,
     models=models,
     logs=logs,
+    alarm_topic_arn=budget.alert_topic_arn,
 )
-registry.grant_pull(identity.role("inference"), repositories=["vllm-server"], name="inference")
+registry.grant_pull(
+    identity.role("inference"), repositories=["vllm-server", "nginx-gateway"], name="inference"
+)
 registry.grant_pull(identity.role("training"), repositories=["trainer"], name="training")
 
 # GPU quota requested from the pools' maximums (C1).

@@ -174,6 +174,7 @@ def test_alert_topic_is_encrypted_with_a_key_budgets_and_cost_alerts_may_use(run
     assert set(services["Principal"]["Service"]) == {
         "budgets.amazonaws.com",
         "costalerts.amazonaws.com",
+        "cloudwatch.amazonaws.com",  # the stack's alarms publish to the same topic
     }
     assert services["Action"] == ["kms:GenerateDataKey*", "kms:Decrypt"]
     assert services["Condition"] == {"StringEquals": {"aws:SourceAccount": "123456789012"}}
@@ -183,7 +184,7 @@ def test_alert_topic_is_encrypted_with_a_key_budgets_and_cost_alerts_may_use(run
     assert "LogsEncryptKillSwitchLogs" not in statements  # no logs without the kill switch
 
 
-def test_topic_policy_lets_only_budgets_and_cost_alerts_publish_and_denies_plain_http(
+def test_topic_policy_lets_only_budgets_cost_alerts_and_alarms_publish_and_denies_plain_http(
     run, governance
 ):
     graph = _guard(run, governance)
@@ -195,6 +196,7 @@ def test_topic_policy_lets_only_budgets_and_cost_alerts_publish_and_denies_plain
     assert {s["Principal"]["Service"] for s in allows} == {
         "budgets.amazonaws.com",
         "costalerts.amazonaws.com",
+        "cloudwatch.amazonaws.com",
     }
     for statement in allows:
         assert statement["Action"] == "SNS:Publish"

@@ -44,6 +44,8 @@ def tier_args(**overrides):
         "requestLogging": "metadata",
         "latencySloMs": 8000,
         "quality": {"threshold": 0.8},
+        # A pinned image with nginx on it: the node runs the gateway from the host.
+        "machineImage": {"amiId": "ami-0123456789abcdef0"},
         "versions": [
             {"version": "1.4.0", "weight": 100, "minNodes": 2, "approvedBy": "ml-lead@example.com"},
             {"version": "1.3.2", "weight": 0, "standby": "warm"},
@@ -924,3 +926,15 @@ def test_the_watch_has_a_node_replaced_once_its_model_stops_answering(node):
     assert marked.endswith(
         "--instance-id i-0abc --health-status Unhealthy --no-should-respect-grace-period"
     )
+
+
+def test_without_a_gateway_image_or_a_pinned_ami_the_tier_is_refused():
+    # The default image has no nginx and private nodes reach no package mirror.
+    error = refusal(machineImage={})
+    assert "serve.gatewayImage" in error.fields
+
+
+def test_a_gateway_image_by_digest_lets_the_default_image_serve():
+    gateway = "123456789012.dkr.ecr.us-east-1.amazonaws.com/nginx@sha256:" + "cd" * 32
+    graph = run(lambda: platform(machineImage={}, gatewayImage=gateway))
+    assert gateway in user_data(graph)

@@ -60,3 +60,13 @@ def test_everything_is_in_the_configured_region_and_tagged_with_the_stack(graph)
         tags_all = resource.outputs.get("tagsAll")
         if isinstance(tags_all, dict):
             assert tags_all.get("aistack:stack") == "aistack-dev", resource.name
+
+
+def test_platform_alarms_notify_the_alert_topic(graph):
+    topic = graph.named("budget-alerts").outputs["arn"]
+    alarms = graph.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")
+    starvation = graph.named("training-gpu-starvation")
+    assert starvation.inputs["alarmActions"] == [topic]
+    assert sum(1 for a in alarms if topic in (a.inputs.get("alarmActions") or [])) >= 4
+    policy = graph.named("budget-alerts-policy").inputs["policy"]
+    assert "cloudwatch.amazonaws.com" in policy

@@ -50,6 +50,7 @@ def tier(environment="dev", **overrides):
         "requestLogging": "metadata",
         "latencySloMs": 8000,
         "quality": {"threshold": 0.8},
+        "machineImage": {"amiId": "ami-0123456789abcdef0"},
         "versions": [
             {"version": "1.4.0", "weight": 100, "approvedBy": "lead"},
             {"version": "1.3.2", "weight": 0, "approvedBy": "lead"},
