@@ -101,6 +101,11 @@ ASG_METRICS = (
 )
 
 
+def _ready(network: Any) -> list[pulumi.Resource]:
+    """What nodes must wait for: the whole network component when one is given."""
+    return [network] if isinstance(network, pulumi.Resource) else []
+
+
 def _alb_cidrs(network: Any) -> tuple[str, ...]:
     """The load balancer subnets' blocks: the only sources whose X-Forwarded-For is trusted."""
     layout = getattr(network, "plan", None)
@@ -434,7 +439,13 @@ class InferenceTier(pulumi.ComponentResource):
             ],
             region=self.region,
             # Scaling owns the size between deployments.
-            opts=child_opts(self, ignore_changes=["desiredCapacity"]),
+            opts=child_opts(
+                self,
+                ignore_changes=["desiredCapacity"],
+                # Nodes boot only once their routes and endpoints exist: a node that
+                # cannot reach ECR or its model fails its boot and is replaced.
+                depends_on=_ready(network),
+            ),
         )
 
     def _scaling(self, plan: VersionPlan) -> None:

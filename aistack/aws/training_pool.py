@@ -76,6 +76,11 @@ ROOT_DEVICE = {"batch": "/dev/xvda", "asg": "/dev/sda1"}
 CONTAINER_CACHE_PATH = "/cache"
 
 
+def _ready(network: Any) -> list[pulumi.Resource]:
+    """What nodes must wait for: the whole network component when one is given."""
+    return [network] if isinstance(network, pulumi.Resource) else []
+
+
 class MachineImage(AistackModel):
     """The node's AMI: pinned by id, or resolved from an SSM parameter at deploy time."""
 
@@ -494,7 +499,8 @@ class TrainingPool(pulumi.ComponentResource):
             ),
             region=args.region,
             tags=self.tags,
-            opts=child_opts(self),
+            # Nodes boot only once their routes and endpoints exist.
+            opts=child_opts(self, depends_on=_ready(network)),
         )
         self.job_queue = aws.batch.JobQueue(
             f"{name}-queue",
@@ -673,7 +679,7 @@ class TrainingPool(pulumi.ComponentResource):
             ],
             region=args.region,
             # Scaling (people, the watchdog, the alarm) owns the size between deployments.
-            opts=child_opts(self, ignore_changes=["desiredCapacity"]),
+            opts=child_opts(self, ignore_changes=["desiredCapacity"], depends_on=_ready(network)),
         )
         self.auto_scaling_group_name = self.group.name
         self.watchdog_grant = aws.iam.RolePolicy(

@@ -282,3 +282,13 @@ def test_mutable_image_tag_is_refused(governance):
             where="train",
         )
     assert caught.value.fields == ["train.image"]
+
+
+def test_nodes_wait_for_the_whole_network(batch_graph):
+    compute = _one(batch_graph, "aws:batch/computeEnvironment:ComputeEnvironment")
+    # Depending on the network component waits for every resource inside it: the S3
+    # gateway endpoint and the interface endpoints exist before a node can boot.
+    network = batch_graph.named("net")
+    inside = {r.urn for r in batch_graph.descendants(network) if r.custom}
+    assert inside <= set(compute.dependencies)
+    assert batch_graph.named("net-s3").urn in compute.dependencies
