@@ -130,7 +130,8 @@ class _ModelHandler(BaseHTTPRequestHandler):
             delay = float(request.get("sleep", owner.delay))
             status = owner.status
             if request.get("stream"):
-                owner._leave()
+                # `finally` below counts this request out; leaving here too would make
+                # in_flight negative and hide a broken concurrency cap.
                 self._stream(request, number, delay)
                 return
             time.sleep(delay)
@@ -316,7 +317,11 @@ class LocalGateway:
                 raise RuntimeError(f"nginx exited with {self.process.returncode}:\n{self.logs()}")
             with contextlib.suppress(OSError, http.client.HTTPException):
                 if self.request("GET", self.config.health_path, timeout=1)[0] == 200:
-                    return self
+                    # The port was free when chosen; if another process took it since,
+                    # this nginx fails to bind and exits, and that 200 was someone else's.
+                    time.sleep(0.05)
+                    if self.process.poll() is None:
+                        return self
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"nginx not ready after {ready_timeout}s:\n{self.logs()}")

@@ -280,7 +280,9 @@ def render_nginx_conf(config: GatewayConfig | Mapping[str, Any]) -> str:
         "        }",
         "",
         "        location / {",
-        f"            limit_req zone=aistack_clients burst={c.rate_limit_burst} nodelay;",
+        # nginx refuses `burst=0`; leaving it out means no burst.
+        "            limit_req zone=aistack_clients"
+        + (f" burst={c.rate_limit_burst} nodelay;" if c.rate_limit_burst else ";"),
         f"            limit_req_status {RATE_LIMITED_STATUS};",
         "",
         "            proxy_pass http://aistack_limiter;",

@@ -361,7 +361,7 @@ def _collect_list(files):
 def test_the_serving_nginx_config_is_valid_for_real_nginx(tmp_path, logging):
     nginx = shutil.which("nginx")
     if nginx is None:
-        pytest.skip("nginx is not installed")
+        pytest.fail("nginx is not installed: .ci/run installs it (apt-get install nginx-light)")
     dirs = {key: str(tmp_path / key) for key in ("run_dir", "temp_dir", "log_dir")}
     gateway = GatewayConfig(cache_dir=str(tmp_path / "cache"), **dirs)
     for path in dirs.values():
