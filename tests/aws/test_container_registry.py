@@ -58,6 +58,7 @@ def test_namespace_prefixes_every_repository_name(run, governance):
 
 def test_tags_are_immutable_and_every_push_is_scanned(run, governance):
     graph = run(_registry(governance))
+    assert len(graph.of_type(REPOSITORY)) == 2
     for repository in graph.of_type(REPOSITORY):
         assert repository.inputs["imageTagMutability"] == "IMMUTABLE"
         assert repository.inputs["imageScanningConfiguration"] == {"scanOnPush": True}
@@ -140,11 +141,13 @@ def test_repositories_and_key_are_retained_and_never_force_deleted(run, governan
     for repository in graph.of_type(REPOSITORY):
         assert repository.inputs["forceDelete"] is False
     prod = run(_registry({**governance, "environment": "prod"}))
+    assert len(prod.of_type(REPOSITORY)) == 2
     assert all(r.protect for r in prod.of_type(REPOSITORY))
 
 
 def test_destroy_with_images_is_an_explicit_opt_out(run, governance):
     graph = run(_registry(governance, allow_destroy_with_images=True))
+    assert len(graph.of_type(REPOSITORY)) == 2
     for repository in graph.of_type(REPOSITORY):
         assert repository.inputs["forceDelete"] is True
         assert repository.retain_on_delete is False

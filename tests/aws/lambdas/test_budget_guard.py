@@ -145,8 +145,12 @@ class World:
     training_ce: str
     fargate_ce: str
     untagged_ce: str
+    inference_ce: str
+    other_stack_ce: str
     training_queue: str
     untagged_queue: str
+    inference_queue: str
+    other_stack_queue: str
     training_instance: str
     untagged_instance: str
     inference_instance: str
@@ -221,6 +225,10 @@ def world(aws: list[dict[str, Any]]) -> World:
         ("ml-prod-fargate", TRAINING, {"type": "FARGATE", "maxvCpus": 16, "subnets": [subnet],
                                        "securityGroupIds": [security_group]}),
         ("untagged", {}, {**ec2_resources, "minvCpus": 0, "maxvCpus": 16}),
+        # Batch is filtered by tags only in the handler: inference and another stack's
+        # training must survive it.
+        ("ml-prod-batch-inference", INFERENCE, {**ec2_resources, "minvCpus": 0, "maxvCpus": 8}),
+        ("ml-dev-batch-training", OTHER_STACK, {**ec2_resources, "minvCpus": 0, "maxvCpus": 8}),
     ):  # fmt: skip
         envs[name] = batch.create_compute_environment(
             computeEnvironmentName=name,
@@ -245,6 +253,17 @@ def world(aws: list[dict[str, Any]]) -> World:
         priority=1,
         computeEnvironmentOrder=[{"order": 1, "computeEnvironment": envs["untagged"]}],
     )
+    for name, tags in (
+        ("ml-prod-batch-inference", INFERENCE),
+        ("ml-dev-batch-training", OTHER_STACK),
+    ):
+        batch.create_job_queue(
+            jobQueueName=name,
+            state="ENABLED",
+            priority=1,
+            computeEnvironmentOrder=[{"order": 1, "computeEnvironment": envs[name]}],
+            tags=tags,
+        )
 
     def instance(tags: dict[str, str]) -> str:
         spec = [{"ResourceType": "instance", "Tags": _tag_list(tags)}] if tags else []
@@ -264,8 +283,12 @@ def world(aws: list[dict[str, Any]]) -> World:
         training_ce="ml-prod-training",
         fargate_ce="ml-prod-fargate",
         untagged_ce="untagged",
+        inference_ce="ml-prod-batch-inference",
+        other_stack_ce="ml-dev-batch-training",
         training_queue="ml-prod-training",
         untagged_queue="untagged",
+        inference_queue="ml-prod-batch-inference",
+        other_stack_queue="ml-dev-batch-training",
         training_instance=instance(TRAINING),
         untagged_instance=instance({}),
         inference_instance=instance(INFERENCE),
@@ -325,7 +348,13 @@ def snapshot(world: World) -> dict[str, Any]:
     """Every size and state the kill switch could touch."""
     envs = {
         name: compute_environment(name)
-        for name in (world.training_ce, world.fargate_ce, world.untagged_ce)
+        for name in (
+            world.training_ce,
+            world.fargate_ce,
+            world.untagged_ce,
+            world.inference_ce,
+            world.other_stack_ce,
+        )
     }
     return {
         "asgs": {
@@ -340,7 +369,15 @@ def snapshot(world: World) -> dict[str, Any]:
             )
             for name, env in envs.items()
         },
-        "queues": {name: queue_state(name) for name in (world.training_queue, "untagged")},
+        "queues": {
+            name: queue_state(name)
+            for name in (
+                world.training_queue,
+                world.untagged_queue,
+                world.inference_queue,
+                world.other_stack_queue,
+            )
+        },
         "instances": instance_states(
             world.training_instance,
             world.untagged_instance,
@@ -432,7 +469,15 @@ def test_scales_only_this_stacks_training_capacity_to_zero(
     assert after["envs"][world.fargate_ce][1] == 0
     assert after["envs"][world.fargate_ce][2][PREVIOUS_SIZE_TAG] == "max=16"
     assert after["envs"][world.untagged_ce] == before["envs"][world.untagged_ce] == (0, 16, {})
-    assert after["queues"] == {world.training_queue: "DISABLED", world.untagged_queue: "ENABLED"}
+    assert after["queues"] == {
+        world.training_queue: "DISABLED",
+        world.untagged_queue: "ENABLED",
+        world.inference_queue: "ENABLED",
+        world.other_stack_queue: "ENABLED",
+    }
+    for untouched in (world.inference_ce, world.other_stack_ce):
+        assert after["envs"][untouched] == before["envs"][untouched]
+        assert after["envs"][untouched][:2] == (0, 8)
     # EC2: the tagged standalone instance is stopped, everything else keeps running.
     assert after["instances"] == {
         world.training_instance: "stopped",
