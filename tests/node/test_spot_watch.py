@@ -104,3 +104,21 @@ def test_an_unreachable_metadata_service_is_not_a_notice(trainer_node):
     assert result.returncode == 1
     assert "metadata service unreachable" in result.stderr
     assert trainer_node.calls("docker") == trainer_node.calls("aws") == []
+
+
+def test_the_trainer_is_signalled_first_and_given_the_flush_delay(trainer_node):
+    """The trainer writes its checkpoint between the signal and the upload (T1)."""
+    trainer_node.stub("sleep")  # recorded, not slept
+    trainer_node.imds("meta-data/spot/instance-action", ACTION)
+    poll(trainer_node, AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS="30")
+    order = [
+        call
+        for call in trainer_node.calls()
+        if call[0] in ("docker", "aws") or call[:2] == ["sleep", "30"]
+    ]
+    assert [call[:2] for call in order] == [
+        ["docker", "ps"],
+        ["docker", "kill"],
+        ["sleep", "30"],
+        ["aws", "s3"],
+    ]
