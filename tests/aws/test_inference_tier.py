@@ -938,3 +938,63 @@ def test_a_gateway_image_by_digest_lets_the_default_image_serve():
     gateway = "123456789012.dkr.ecr.us-east-1.amazonaws.com/nginx@sha256:" + "cd" * 32
     graph = run(lambda: platform(machineImage={}, gatewayImage=gateway))
     assert gateway in user_data(graph)
+
+
+# ---- per-client limits behind the load balancer, against real nginx (S3) -------------------
+
+
+def _serving_gateway(trusted_proxies: tuple[str, ...], upstream: str):
+    from aistack.gateway.local import LocalGateway
+    from aistack.gateway.nginx import required_directories
+
+    class ServingGateway(LocalGateway):
+        """The node's nginx.conf, as serving nodes render it behind the load balancer."""
+
+        def write(self) -> Path:
+            for directory in required_directories(self.config):
+                Path(directory).mkdir(parents=True, exist_ok=True)
+            self.conf_path.write_text(
+                serving.serving_nginx_conf(
+                    self.config, request_logging="metadata", trusted_proxies=trusted_proxies
+                )
+            )
+            return self.conf_path
+
+    return ServingGateway(
+        upstream=upstream, rate_limit_per_second=1, rate_limit_burst=1, cache_enabled=False
+    )
+
+
+def _statuses(gateway, forwarded_for: str, count: int) -> list[int]:
+    headers = {"X-Forwarded-For": forwarded_for}
+    return [
+        gateway.post("/v1/completions", {"prompt": f"{forwarded_for}-{i}"}, headers)[0]
+        for i in range(count)
+    ]
+
+
+def test_behind_the_load_balancer_each_client_gets_its_own_rate_limit():
+    from aistack.gateway.local import FakeModelServer
+
+    with FakeModelServer("model") as model:
+        gateway = _serving_gateway(("127.0.0.1/32",), model.address).start()
+        try:
+            # One client past its burst is limited; another, behind the same balancer, not.
+            assert _statuses(gateway, "203.0.113.7", 3) == [200, 200, 429]
+            assert _statuses(gateway, "203.0.113.8", 1) == [200]
+        finally:
+            gateway.stop()
+
+
+def test_forwarded_for_from_an_untrusted_address_is_ignored():
+    from aistack.gateway.local import FakeModelServer
+
+    with FakeModelServer("model") as model:
+        # The connection comes from 127.0.0.1, which is not the balancer's subnet: a
+        # client cannot pick its own bucket by sending a made-up X-Forwarded-For.
+        gateway = _serving_gateway(("10.99.0.0/16",), model.address).start()
+        try:
+            assert _statuses(gateway, "203.0.113.7", 2) == [200, 200]
+            assert _statuses(gateway, "203.0.113.8", 1) == [429]
+        finally:
+            gateway.stop()
