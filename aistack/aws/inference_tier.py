@@ -960,12 +960,22 @@ class InferenceTier(pulumi.ComponentResource):
             scale = ""
             if target.min_nodes == 0:
                 # A zero standby has no node: start one, and move traffic only once it
-                # serves (the waiter gives up after 10 minutes and nothing moves).
+                # serves. Polled for as long as a boot may take (the `elbv2 wait` waiter
+                # gives up after 10 minutes, long before a model is loaded); in a subshell
+                # so giving up does not close the operator's shell.
+                polls = self.args.boot_timeout_minutes * 2
+                healthy = (
+                    f"aws elbv2 describe-target-health --region {self.region} "
+                    f"--target-group-arn {groups[index]} --query "
+                    "'length(TargetHealthDescriptions[?TargetHealth.State==`healthy`])' "
+                    "--output text"
+                )
                 scale = (
                     f"aws autoscaling update-auto-scaling-group --region {self.region} "
                     f"--auto-scaling-group-name {group_name} --min-size 1 && "
-                    f"aws elbv2 wait target-in-service --region {self.region} "
-                    f"--target-group-arn {groups[index]} && "
+                    f'(n=0; until [ "$({healthy})" -ge 1 ]; do n=$((n+1)); '
+                    f"if [ $n -gt {polls} ]; then echo 'version {target.version} is not "
+                    "healthy: traffic not moved' >&2; exit 1; fi; sleep 30; done) && "
                 )
             return (
                 f"{scale}aws elbv2 modify-listener --region {self.region} --listener-arn "

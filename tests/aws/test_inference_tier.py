@@ -247,10 +247,23 @@ def test_rollback_to_a_zero_standby_first_starts_a_node_and_waits_for_it():
     target_group = graph.named("serve-v1-0-0-tg").outputs["arn"]
     assert command.startswith(
         "aws autoscaling update-auto-scaling-group --region us-east-1 "
-        f"--auto-scaling-group-name {group} --min-size 1 && "
-        f"aws elbv2 wait target-in-service --region us-east-1 --target-group-arn {target_group} "
-        "&& aws elbv2 modify-listener "
+        f"--auto-scaling-group-name {group} --min-size 1 && (n=0; until "
     )
+    # Polled as long as a boot may take (45 minutes at 30 s), then traffic moves.
+    assert f"--target-group-arn {target_group} --query" in command
+    assert "if [ $n -gt 90 ]" in command
+    assert command.index("describe-target-health") < command.index("modify-listener")
+
+
+def test_the_rollback_command_is_valid_shell():
+    versions = [
+        {"version": "2.0.0", "weight": 100},
+        {"version": "1.0.0", "weight": 0, "standby": "zero"},
+    ]
+    graph = run(lambda: platform(versions=versions))
+    command = graph.outputs_of(graph.named("serve"))["rollback_command"]
+    checked = subprocess.run(["bash", "-n", "-c", command], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
 
 
 def test_without_a_weight_0_version_there_is_nothing_to_roll_back_to():
