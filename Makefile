@@ -34,6 +34,7 @@ test: lint
 	$(RUN) pytest -n auto
 
 bench: env
+	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(RUN) python benchmarks/preview_bench.py
 	$(RUN) python benchmarks/gateway_bench.py
 
