@@ -34,6 +34,7 @@ import pulumi
 import pulumi_aws as aws
 
 from aistack.aws import _inference_node as serving
+from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stack_id, tags_for
 from aistack.aws._inference_args import (
     DEFAULT_LOG_RETENTION_DAYS,
@@ -481,11 +482,7 @@ class InferenceTier(pulumi.ComponentResource):
                 {
                     "Sid": "ShipLogs",
                     "Effect": "Allow",
-                    "Action": [
-                        "logs:CreateLogStream",
-                        "logs:PutLogEvents",
-                        "logs:DescribeLogStreams",
-                    ],
+                    "Action": list(_perms.LOGS_WRITE),
                     "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
                 },
                 {

@@ -24,6 +24,7 @@ import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
 from aistack import catalog
+from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stack_id, tags_for
 from aistack.aws._logs import encrypted_log_group
 from aistack.aws._node import gpu_launch_template, offer_in_region
@@ -268,11 +269,7 @@ class TrainingPool(pulumi.ComponentResource):
                 {
                     "Sid": "ShipLogs",
                     "Effect": "Allow",
-                    "Action": [
-                        "logs:CreateLogStream",
-                        "logs:PutLogEvents",
-                        "logs:DescribeLogStreams",
-                    ],
+                    "Action": list(_perms.LOGS_WRITE),
                     "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
                 }
             ),

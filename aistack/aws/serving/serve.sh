@@ -100,19 +100,6 @@ wait_until_answers() {
   log "$3 answers $url"
 }
 
-cloudwatch_ctl() {
-  local default=/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl
-  if [[ -n ${AISTACK_CWAGENT_CTL:-} ]]; then
-    printf '%s' "$AISTACK_CWAGENT_CTL"
-  elif command -v amazon-cloudwatch-agent-ctl >/dev/null 2>&1; then
-    printf '%s' amazon-cloudwatch-agent-ctl
-  elif [[ -x $default ]]; then
-    printf '%s' "$default"
-  else
-    return 1
-  fi
-}
-
 configure_cloudwatch() {
   local ctl
   if [[ -z ${AISTACK_LOG_GROUP:-} ]]; then

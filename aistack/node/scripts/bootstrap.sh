@@ -113,19 +113,6 @@ start_guards() {
   done
 }
 
-cloudwatch_ctl() {
-  local default=/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl
-  if [[ -n ${AISTACK_CWAGENT_CTL:-} ]]; then
-    printf '%s' "$AISTACK_CWAGENT_CTL"
-  elif command -v amazon-cloudwatch-agent-ctl >/dev/null 2>&1; then
-    printf '%s' amazon-cloudwatch-agent-ctl
-  elif [[ -x $default ]]; then
-    printf '%s' "$default"
-  else
-    return 1
-  fi
-}
-
 # Fill in cloudwatch-agent.json. The values are restricted to characters that are safe in
 # both the sed replacement and a JSON string.
 render_cloudwatch_config() {

@@ -227,3 +227,17 @@ run_loop() {
     sleep "$interval"
   done
 }
+
+# cloudwatch_ctl: the CloudWatch agent's control command, or status 1 when it is absent.
+cloudwatch_ctl() {
+  local default=/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl
+  if [[ -n ${AISTACK_CWAGENT_CTL:-} ]]; then
+    printf '%s' "$AISTACK_CWAGENT_CTL"
+  elif command -v amazon-cloudwatch-agent-ctl >/dev/null 2>&1; then
+    printf '%s' amazon-cloudwatch-agent-ctl
+  elif [[ -x $default ]]; then
+    printf '%s' "$default"
+  else
+    return 1
+  fi
+}
