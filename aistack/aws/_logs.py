@@ -72,7 +72,9 @@ def encrypted_log_group(
     )
     log_group = aws.cloudwatch.LogGroup(
         f"{name}-logs",
-        name=log_group_name,
+        # A prefix, not a fixed name: the group is kept on `pulumi destroy`, and a fixed
+        # name would make the next `pulumi up` of the stack fail with "already exists".
+        name_prefix=f"{log_group_name}-",
         retention_in_days=retention_days,
         kms_key_id=key.arn,
         skip_destroy=not allow_destroy,

@@ -140,7 +140,7 @@ def test_job_runs_the_pinned_image_with_gpus_cache_logs_and_run_environment(batc
     assert container["mountPoints"][0]["containerPath"] == "/cache"
     assert container["volumes"][0]["host"]["sourcePath"] == "/mnt/nvme"
     log_group = batch_graph.named("train-logs")
-    assert container["logConfiguration"]["options"]["awslogs-group"] == log_group.inputs["name"]
+    assert container["logConfiguration"]["options"]["awslogs-group"] == log_group.outputs["name"]
 
 
 def test_log_group_is_retained_encrypted_and_kept_90_days(batch_graph):
@@ -292,3 +292,10 @@ def test_nodes_wait_for_the_whole_network(batch_graph):
     inside = {r.urn for r in batch_graph.descendants(network) if r.custom}
     assert inside <= set(compute.dependencies)
     assert batch_graph.named("net-s3").urn in compute.dependencies
+
+
+def test_the_retained_log_group_takes_a_prefix_so_destroy_then_up_works(batch_graph):
+    logs = batch_graph.named("train-logs")
+    assert "name" not in logs.inputs
+    assert logs.inputs["namePrefix"] == "/aistack/aistack-dev/train-"
+    assert logs.outputs["name"].startswith("/aistack/aistack-dev/train-")

@@ -13,7 +13,10 @@ from aistack.policy._training import container, training_job_definitions
     "set retentionInDays and kmsKeyId on the log group.",
 )
 def check(graph):
-    groups = {g.inputs.get("name"): g for g in graph.of_type("aws:cloudwatch/logGroup:LogGroup")}
+    groups = {
+        g.outputs.get("name") or g.inputs.get("name"): g
+        for g in graph.of_type("aws:cloudwatch/logGroup:LogGroup")
+    }
     for group in groups.values():
         if group.inputs.get("retentionInDays") and group.inputs.get("kmsKeyId"):
             yield ok(group, f"kept {group.inputs['retentionInDays']} days, encrypted.")
