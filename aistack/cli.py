@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -239,7 +239,7 @@ def catalog_gpus(
     table = Table(
         "type", "cloud", "GPUs", "GPU mem (GB)", "vCPUs", "mem (GiB)", "NVMe", "from $/h", "regions"
     )
-    for offer in catalog.instance_types(cloud, gpu=gpu):
+    for offer in catalog.instance_types(cast("catalog.Cloud | None", cloud), gpu=gpu):
         cheapest = min(price.usd_per_hour for price in offer.prices.values())
         table.add_row(
             offer.name,
@@ -266,7 +266,9 @@ def catalog_regions(
     from aistack import catalog
 
     try:
-        choice = catalog.choose_region(gpu, allowed_regions=allowed, cloud=cloud, gpu_count=count)
+        choice = catalog.choose_region(
+            gpu, allowed_regions=allowed, cloud=cast("catalog.Cloud", cloud), gpu_count=count
+        )
     except AistackError as error:
         raise _fail(error) from None
     table = Table("rank", "region", "instance type", "$/GPU-hour", "why")

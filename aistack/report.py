@@ -144,7 +144,7 @@ def mermaid(graph: StackGraph) -> str:
 
     visit(graph.roots(), "root")
     # Dotted edges: one component uses another (a resource inside depends on one inside).
-    owner = {}
+    owner: dict[str, str] = {}
     for urn in component_ids:
         for inner in graph.descendants(graph.by_urn(urn)):
             owner.setdefault(inner.urn, urn)

@@ -799,11 +799,14 @@ def _handler_permissions() -> tuple[list[str], list[str], str]:
     wanted = {"DISCOVERY_ACTIONS", "MUTATING_ACTIONS", "PREVIOUS_SIZE_TAG"}
     found: dict[str, Any] = {}
     for node in ast.parse(KILL_SWITCH_HANDLER.read_text()).body:
-        target = node.target if isinstance(node, ast.AnnAssign) else None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-        if isinstance(target, ast.Name) and target.id in wanted and node.value is not None:
-            found[target.id] = ast.literal_eval(node.value)
+        target: ast.expr | None = None
+        value: ast.expr | None = None
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name) and target.id in wanted and value is not None:
+            found[target.id] = ast.literal_eval(value)
     missing = wanted - found.keys()
     if missing:
         raise RuntimeError(f"{KILL_SWITCH_HANDLER} no longer defines {sorted(missing)}")

@@ -185,6 +185,7 @@ class DatasetBucketArgs(AistackModel):
 class DatasetBucket(pulumi.ComponentResource):
     """A versioned, encrypted, TLS-only, private S3 bucket with lifecycle rules."""
 
+    args: DatasetBucketArgs
     bucket: aws.s3.Bucket
     bucket_name: pulumi.Output[str]
     bucket_arn: pulumi.Output[str]

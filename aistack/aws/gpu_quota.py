@@ -19,6 +19,7 @@ Pools come from configuration (`needs`) or from components that implement `HasQu
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -313,11 +314,12 @@ class GpuQuota(pulumi.ComponentResource):
                     "pool in needs.",
                 )
                 continue
-            for j, need in enumerate(pool.quota_needs()):
-                if dataclasses.is_dataclass(need) and not isinstance(need, type):
-                    need = dataclasses.asdict(need)
+            for j, reported in enumerate(pool.quota_needs()):
+                data: Any = reported
+                if dataclasses.is_dataclass(reported) and not isinstance(reported, type):
+                    data = dataclasses.asdict(reported)
                 try:
-                    parsed = QuotaNeedArgs.parse(need, where=f"{where}.{j}")
+                    parsed = QuotaNeedArgs.parse(data, where=f"{where}.{j}")
                     needs.append((f"{where}.{j}", parsed, "instance_types"))
                 except ConfigError as error:
                     problems.extend(error)
@@ -381,7 +383,7 @@ class GpuQuota(pulumi.ComponentResource):
                 f"{name}-{request.quota_code}",
                 service_code=request.service_code,
                 quota_code=request.quota_code,
-                value=current.apply(lambda value, needed=request.vcpus: max(float(value), needed)),
+                value=current.apply(functools.partial(_at_least, request.vcpus)),
                 region=args.region,
                 opts=child_opts(self),
             )
@@ -466,3 +468,8 @@ def _offered_alternatives(t: catalog.InstanceType, region: str) -> list[str]:
     return same_gpu[:3] or [
         other.name for other in catalog.instance_types("aws", region=region)[:3]
     ]
+
+
+def _at_least(needed: int, current: float) -> float:
+    """The value to request: never below the account's current quota."""
+    return max(float(current), float(needed))

@@ -412,28 +412,28 @@ class WorkloadIdentityArgs(AistackModel):
                     f"{_MAX_ROLE_LOGICAL_NAME} characters together (including the '-').",
                 )
 
-        for i, workload in enumerate(self.workloads):
-            if len(set(workload.services)) != len(workload.services):
+        for i, spec in enumerate(self.workloads):
+            if len(set(spec.services)) != len(spec.services):
                 problems.add(
                     at("workloads", i, "services"),
                     "a service is listed twice.",
                     "list each service principal once.",
                 )
-            if not workload.trusts_ec2:
+            if not spec.trusts_ec2:
                 for field, alias in (
                     ("session_manager", "sessionManager"),
                     ("cloudwatch_agent", "cloudwatchAgent"),
                     ("batch_instance_role", "batchInstanceRole"),
                 ):
-                    if field in workload.model_fields_set and getattr(workload, field):
+                    if field in spec.model_fields_set and getattr(spec, field):
                         problems.add(
                             at("workloads", i, alias),
                             f"{alias} attaches an EC2 instance policy, but workload "
-                            f"{workload.name!r} is not trusted by {EC2}.",
+                            f"{spec.name!r} is not trusted by {EC2}.",
                             f"remove {alias}, or add {EC2} to services.",
                         )
-            if workload.allow_unconditioned_trust and not (
-                SOURCE_ACCOUNT_SERVICES & set(workload.services)
+            if spec.allow_unconditioned_trust and not (
+                SOURCE_ACCOUNT_SERVICES & set(spec.services)
             ):
                 problems.add(
                     at("workloads", i, "allowUnconditionedTrust"),
@@ -781,7 +781,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
     instance_profiles: dict[str, aws.iam.InstanceProfile]
     instance_profile_arns: dict[str, pulumi.Output[str]]
     instance_profile_names: dict[str, pulumi.Output[str]]
-    policy_attachments: dict[str, list[aws.iam.RolePolicyAttachment]]
+    policy_attachments: dict[str, list[pulumi.CustomResource]]
     pod_identity_associations: dict[str, aws.eks.PodIdentityAssociation]
     github_provider: aws.iam.OpenIdConnectProvider | None
     github_provider_arn: pulumi.Output[str] | None

@@ -34,8 +34,8 @@ def _root_gb(graph: StackGraph, resource: Resource) -> int:
 def _estimate(
     resource: Resource, graph: StackGraph, profile: WorkloadProfile, types: list[str], spot: bool
 ):
-    offers = [catalog.find("aws", name) for name in types]
-    offers = [offer for offer in offers if offer is not None]
+    found = [catalog.find("aws", name) for name in types]
+    offers = [offer for offer in found if offer is not None]
     region = region_of(resource)
     if not offers or region is None:
         return None

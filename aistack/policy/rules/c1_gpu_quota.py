@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from aistack import catalog
 from aistack.engine.graph import Resource, StackGraph
@@ -109,7 +109,11 @@ def _batch(resource: Resource, capacity: _Capacity) -> None:
         t = _gpu_type(entry) or (_family_type(entry) if isinstance(entry, str) else None)
         if t is not None:
             # Batch caps the whole environment at maxVcpus, whichever types it picks.
-            capacity.add(catalog.vcpu_quota(t.name, market), max_vcpus, f"maxVcpus {max_vcpus}")
+            capacity.add(
+                catalog.vcpu_quota(t.name, cast("catalog.Market", market)),
+                max_vcpus,
+                f"maxVcpus {max_vcpus}",
+            )
 
 
 def _asg(resource: Resource, capacity: _Capacity, templates: dict[str, Resource]) -> None:
@@ -185,7 +189,7 @@ def _node_group(resource: Resource, capacity: _Capacity, templates: dict[str, Re
         t = _gpu_type(instance_type)
         if t is not None:
             capacity.add(
-                catalog.vcpu_quota(t.name, market or "on-demand"),
+                catalog.vcpu_quota(t.name, cast("catalog.Market", market or "on-demand")),
                 max_size * t.vcpus,
                 f"maxSize {max_size} x {t.name}",
             )
@@ -230,7 +234,7 @@ def _requested(graph: StackGraph) -> dict[tuple[str, str], float]:
         if quota.inputs.get("serviceCode") != "ec2":
             continue
         try:
-            value = float(quota.inputs.get("value"))
+            value = float(quota.inputs.get("value"))  # type: ignore[arg-type]  # None: TypeError
         except (TypeError, ValueError):
             continue
         key = (region_of(quota) or "", str(quota.inputs.get("quotaCode")))
