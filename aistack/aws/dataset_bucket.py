@@ -9,7 +9,7 @@ licence (D6) and, if it holds personal data, the legal basis (D5, G1). It surviv
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import pulumi
 import pulumi_aws as aws
@@ -230,6 +230,14 @@ class DatasetBucket(pulumi.ComponentResource):
         self._name = name
         tags = tags_for(args.governance, workload=f"data-{args.kind}", **self._metadata_tags())
 
+        def keep(**options: Any) -> pulumi.ResourceOptions:
+            # Everything here is kept with the data: deleting the protections on `pulumi
+            # destroy` would leave a retained bucket public-able, unencrypted by default
+            # and unversioned.
+            return stateful_opts(
+                self, args.governance, allow_destroy=args.allow_destroy_with_data, **options
+            )
+
         # Customer-managed key for everything but logs: S3 server access logging and ALB
         # access logs can only write to buckets encrypted with S3-managed keys.
         self.kms_key: aws.kms.Key | None = None
@@ -243,9 +251,7 @@ class DatasetBucket(pulumi.ComponentResource):
                     description=f"aistack {args.kind} bucket {name}",
                     region=args.region,
                     tags=tags,
-                    opts=stateful_opts(
-                        self, args.governance, allow_destroy=args.allow_destroy_with_data
-                    ),
+                    opts=keep(),
                 )
                 self.kms_key_arn = self.kms_key.arn
 
@@ -255,17 +261,10 @@ class DatasetBucket(pulumi.ComponentResource):
             region=args.region,
             force_destroy=args.allow_destroy_with_data,
             tags=tags,
-            opts=stateful_opts(self, args.governance, allow_destroy=args.allow_destroy_with_data),
+            opts=keep(),
         )
         bucket_id = self.bucket.id
-        # The bucket's protections are kept with it: deleting them on `pulumi destroy`
-        # would leave retained data public-able, unencrypted by default and unversioned.
-        here = stateful_opts(
-            self,
-            args.governance,
-            allow_destroy=args.allow_destroy_with_data,
-            depends_on=[self.bucket],
-        )
+        here = keep(depends_on=[self.bucket])
 
         self.public_access_block = aws.s3.BucketPublicAccessBlock(
             f"{name}-public-access-block",
@@ -320,12 +319,7 @@ class DatasetBucket(pulumi.ComponentResource):
             region=args.region,
             rules=self._lifecycle_rules(),
             # Lifecycle rules on an unversioned bucket would act on the wrong objects.
-            opts=stateful_opts(
-                self,
-                args.governance,
-                allow_destroy=args.allow_destroy_with_data,
-                depends_on=[self.versioning],
-            ),
+            opts=keep(depends_on=[self.versioning]),
         )
         self.policy = aws.s3.BucketPolicy(
             f"{name}-policy",
@@ -333,12 +327,7 @@ class DatasetBucket(pulumi.ComponentResource):
             region=args.region,
             policy=self._bucket_policy(),
             # A policy put before the public access block could briefly be evaluated alone.
-            opts=stateful_opts(
-                self,
-                args.governance,
-                allow_destroy=args.allow_destroy_with_data,
-                depends_on=[self.public_access_block],
-            ),
+            opts=keep(depends_on=[self.public_access_block]),
         )
         self.logging: aws.s3.BucketLogging | None = None
         if access_logs is not None:

@@ -8,7 +8,7 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import engine, policy
-from tests.aws.test_training_pool import _platform  # the real components, wired
+from tests.aws.training_platform import training_platform as _platform
 
 GOVERNANCE = {
     "owner": "ml-platform",
