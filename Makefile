@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env preview test lint format typecheck bench check cost clean
+.PHONY: env nginx preview test lint format typecheck bench check cost clean
 
 env: .venv/.aistack-synced
 
@@ -34,7 +34,20 @@ format: env
 	$(RUN) ruff check --fix .
 	$(RUN) ruff format .
 
-test: lint
+# The gateway tests drive a real nginx (shellcheck comes from the lock as a wheel).
+# Installed with the system package manager when missing; one line says how otherwise.
+nginx:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing nginx-light (the gateway tests run a real nginx)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null; \
+	  else \
+	    echo "error: the tests need nginx: install it (Debian/Ubuntu: sudo apt-get install nginx-light; macOS: brew install nginx), then run make test again" >&2; \
+	    exit 2; \
+	  fi; }
+
+test: lint nginx
 	$(RUN) pytest -n auto
 
 bench: env

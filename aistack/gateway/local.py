@@ -46,7 +46,7 @@ __all__ = [
 
 NGINX_MISSING = (
     "nginx is not installed: the gateway tests and benchmark run a real nginx. "
-    "`.ci/run` installs it (Debian/Ubuntu: `apt-get install nginx-light`)."
+    "`make test` installs it when missing (Debian/Ubuntu: `apt-get install nginx-light`)."
 )
 
 

