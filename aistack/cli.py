@@ -52,14 +52,19 @@ StackOpt = Annotated[str, typer.Option("--stack", "-s", help="Stack whose config
 
 
 def _fail(error: Exception) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+    # Plain text: a message holds YAML (`[a, b]`, `aws:region:`) that rich would read as
+    # markup or emoji codes, and wrapping would split it over lines.
+    typer.echo(f"error: {error}", err=True)
     return typer.Exit(2)
 
 
 def _run(directory: Path, stack: str):
     from aistack import engine
 
-    return engine.run_project(directory, stack=stack)
+    graph = engine.run_project(directory, stack=stack)
+    for note in graph.notes:
+        typer.echo(f"note: {note}", err=True)
+    return graph
 
 
 @app.command()

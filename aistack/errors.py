@@ -10,11 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["AistackError", "ConfigError", "Problem", "Problems"]
+__all__ = ["AistackError", "ConfigError", "EngineError", "Problem", "Problems"]
 
 
 class AistackError(Exception):
     """Base class of every error aistack raises on purpose."""
+
+
+class EngineError(AistackError):
+    """What the Pulumi engine itself would refuse (a duplicate URN, say), raised offline so
+    a stack that cannot deploy does not pass its tests."""
 
 
 @dataclass(frozen=True)

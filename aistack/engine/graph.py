@@ -58,6 +58,8 @@ class StackGraph:
     root_urn: str = ""
     #: What each component passed to `register_outputs`, by URN.
     registered_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What the offline run did differently from `pulumi up` (secret placeholders), once each.
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self._by_urn = {resource.urn: resource for resource in self.resources}

@@ -26,7 +26,7 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from aistack.engine.cloud import SimulatedCloud
 from aistack.engine.graph import Resource, StackGraph
-from aistack.errors import ConfigError
+from aistack.errors import ConfigError, EngineError
 
 __all__ = ["run", "run_project", "load_stack_config", "read_project"]
 
@@ -62,9 +62,18 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.records: list[Resource] = []
         self.outputs_by_urn: dict[str, dict[str, Any]] = {}
         self.root_urn = ""
+        #: What the Pulumi engine would have refused; the run fails with the first.
+        self.engine_errors: list[str] = []
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
         _ensure_event_loop()
+        urn = self.make_urn(request.parent, request.type, request.name)
+        if urn in self.resources:
+            # The Pulumi engine refuses the second registration and fails the deployment;
+            # a simulated run that accepted it would pass tests of a stack that cannot deploy.
+            # Message as pkg/resource/deploy/step_generator.go gives it. Recorded, not raised
+            # here: the run fails with it once the program returns, without asyncio noise.
+            self.engine_errors.append(f"Duplicate resource URN '{urn}'; try giving it a unique name")
         inputs = normalise(rpc.deserialize_properties(request.object))
         response = super().RegisterResource(request)
         if request.type.startswith("pulumi:providers:"):
@@ -103,13 +112,70 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         return empty_pb2.Empty()
 
 
-def _config_map(project: str, config: Mapping[str, Any] | None) -> dict[str, str]:
-    """Pulumi's flat config map: namespaced keys, structured values as JSON strings."""
+#: What a `secure:` value becomes offline: the ciphertext is never handed to the program.
+SECRET_PLACEHOLDER = "aistack-offline-secret"
+
+
+def _config_map(
+    project: str, config: Mapping[str, Any] | None
+) -> tuple[dict[str, str], list[str]]:
+    """Pulumi's flat config map (namespaced keys, structured values as JSON strings) and
+    the keys holding secrets. A `secure:` value, at the top or nested in an object, is
+    replaced by a marked placeholder: the CLI would decrypt it, and ciphertext must not
+    reach the program (it would end up in tags and names)."""
     flat: dict[str, str] = {}
+    secret_keys: list[str] = []
     for key, value in (config or {}).items():
         full_key = key if ":" in key else f"{project}:{key}"
+        value, had_secret = _without_ciphertext(value, full_key)
+        if had_secret:
+            secret_keys.append(full_key)
         flat[full_key] = value if isinstance(value, str) else json.dumps(value)
-    return flat
+    return flat, secret_keys
+
+
+def _is_secure(value: Any) -> bool:
+    return isinstance(value, dict) and list(value) == ["secure"]
+
+
+def _without_ciphertext(value: Any, path: str) -> tuple[Any, bool]:
+    if _is_secure(value):
+        return f"{SECRET_PLACEHOLDER}:{path}", True
+    if isinstance(value, dict):
+        pairs = {key: _without_ciphertext(item, f"{path}.{key}") for key, item in value.items()}
+        return {k: v for k, (v, _) in pairs.items()}, any(s for _, s in pairs.values())
+    if isinstance(value, list):
+        items = [_without_ciphertext(item, f"{path}[{i}]") for i, item in enumerate(value)]
+        return [v for v, _ in items], any(s for _, s in items)
+    return value, False
+
+
+def _config_problem(error: Exception, source: str) -> ConfigError | None:
+    """Pulumi's config errors as one ConfigError naming the stack file and the fix."""
+    from pulumi.config import ConfigMissingError, ConfigTypeError
+
+    if isinstance(error, ConfigMissingError):
+        return ConfigError(
+            f"required configuration is missing from {source}.",
+            field=error.key,
+            fix=f"add `{error.key}: <value>` under `config:` in {source} "
+            f"(or `pulumi config set {error.key} <value>`).",
+        )
+    if isinstance(error, ConfigTypeError):
+        expected = {
+            "JSON object": "a structured value (a mapping or a list)",
+            "int": "a whole number",
+            "float": "a number",
+            "bool": "true or false",
+        }.get(error.expect_type, error.expect_type)
+        shown = error.value if len(error.value) <= 60 else error.value[:57] + "..."
+        fix = f"write {expected} for `{error.key}` in {source}"
+        if error.expect_type == "JSON object":
+            fix += " (a list is `[a, b]` or one `- item` per line; a mapping is `key: value` lines)"
+        return ConfigError(
+            f"expected {expected}, got {shown!r}.", field=error.key, fix=fix + "."
+        )
+    return None
 
 
 def run(
@@ -118,20 +184,23 @@ def run(
     config: Mapping[str, Any] | None = None,
     project: str = "aistack",
     stack: str = "dev",
+    config_source: str = "the stack's config",
 ) -> StackGraph:
     """Run `program` (a function that declares resources) and return what it registered.
 
     `config` keys without a namespace belong to `project`; structured values (dicts,
-    lists) are passed the way the Pulumi CLI passes them, as JSON.
+    lists) are passed the way the Pulumi CLI passes them, as JSON. `secure:` values become
+    a placeholder marked as secret (`StackGraph.notes` says which). `config_source` names
+    where the config came from in error messages.
     """
-    flat_config = _config_map(project, config)
+    flat_config, secret_keys = _config_map(project, config)
     cloud = SimulatedCloud(flat_config)
     monitor = RecordingMonitor(cloud)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
         settings.reset_options(project=project, stack=stack, preview=False)
-        set_all_config(flat_config, [])
+        set_all_config(flat_config, secret_keys)
         # What pulumi.runtime.set_mocks does, minus the empty root stack it registers for
         # unit tests: the program runs in its own stack, so exports reach the monitor
         # exactly once, as under the CLI.
@@ -147,7 +216,17 @@ def run(
                 callbacks=None,
             )
         )
-        _sync_await(run_in_stack(program))
+        try:
+            _sync_await(run_in_stack(program))
+        except Exception as error:
+            if monitor.engine_errors:
+                raise EngineError(monitor.engine_errors[0]) from None
+            problem = _config_problem(error, config_source)
+            if problem is not None:
+                raise problem from None
+            raise
+        if monitor.engine_errors:
+            raise EngineError(monitor.engine_errors[0])
     finally:
         with contextlib.suppress(Exception):
             loop.run_until_complete(loop.shutdown_asyncgens())
@@ -162,6 +241,14 @@ def run(
         stack_outputs=monitor.outputs_by_urn.get(monitor.root_urn, {}),
         config=flat_config,
         root_urn=monitor.root_urn,
+        notes=(
+            (
+                f"secret config ({', '.join(secret_keys)}) replaced by offline placeholders "
+                f"('{SECRET_PLACEHOLDER}:<key>'); `pulumi up` decrypts the real values.",
+            )
+            if secret_keys
+            else ()
+        ),
         registered_outputs={
             urn: outputs
             for urn, outputs in monitor.outputs_by_urn.items()
@@ -176,10 +263,27 @@ def _quiet_logger() -> logging.Logger:
     return logger
 
 
-def read_project(path: str | Path) -> tuple[Path, dict[str, Any]]:
-    """The project directory and its parsed `Pulumi.yaml`."""
+def _yaml_document(path: Path) -> Any:
+    """A YAML file parsed, or a ConfigError naming the file, the line and the fix."""
     import yaml
 
+    text = path.read_text()
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        hint = " YAML indents with spaces, never tabs." if "\t" in text else ""
+        raise ConfigError(
+            f"is not valid YAML ({problem}{where}).",
+            field=path.name,
+            fix=f"correct {path}{where and ' at' + where}.{hint}",
+        ) from None
+
+
+def read_project(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """The project directory and its parsed `Pulumi.yaml`."""
     directory = Path(path).resolve()
     if directory.is_file():
         directory = directory.parent
@@ -190,19 +294,75 @@ def read_project(path: str | Path) -> tuple[Path, dict[str, Any]]:
             field="path",
             fix="point at a Pulumi project directory (one holding Pulumi.yaml).",
         )
-    return directory, yaml.safe_load(project_file.read_text()) or {}
+    document = _yaml_document(project_file)
+    if document is None:
+        document = {}
+    if not isinstance(document, dict):
+        raise ConfigError(
+            f"must be a mapping of keys (name, runtime, main), not a {_kind(document)}.",
+            field="Pulumi.yaml",
+            fix=f"write `name: <project>` and `runtime: python` lines in {project_file}.",
+        )
+    name = document.get("name")
+    if name is not None and not (isinstance(name, str) and name):
+        raise ConfigError(
+            f"`name` must be the project's name as text, not {name!r}.",
+            field="Pulumi.yaml name",
+            fix=f"write `name: my-project` in {project_file}.",
+        )
+    return directory, document
+
+
+def _kind(value: Any) -> str:
+    return {list: "list", str: "text", int: "number", float: "number", bool: "boolean"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def load_stack_config(directory: Path, project: str, stack: str) -> dict[str, Any]:
-    """The `config:` block of `Pulumi.<stack>.yaml`, values kept structured."""
-    import yaml
+    """The `config:` block of `Pulumi.<stack>.yaml`, values kept structured.
 
+    A missing file is an error when the project has other stack files (the stack name is
+    most likely mistyped); a project without any stack file runs with empty config, as
+    under the Pulumi CLI.
+    """
     stack_file = directory / f"Pulumi.{stack}.yaml"
     if not stack_file.exists():
+        others = sorted(
+            p.name.removeprefix("Pulumi.").removesuffix(".yaml")
+            for p in directory.glob("Pulumi.*.yaml")
+        )
+        if others:
+            raise ConfigError(
+                f"there is no {stack_file.name} in {directory} (stacks here: "
+                f"{', '.join(others)}).",
+                field="--stack",
+                fix=f"pass --stack {others[0]}, or create {stack_file.name} with a "
+                "`config:` block.",
+            )
         return {}
-    document = yaml.safe_load(stack_file.read_text()) or {}
-    config = document.get("config") or {}
-    return {key if ":" in key else f"{project}:{key}": value for key, value in config.items()}
+    document = _yaml_document(stack_file)
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise ConfigError(
+            f"must be a mapping with a `config:` key, not a {_kind(document)}.",
+            field=stack_file.name,
+            fix=f"start {stack_file} with `config:` and indent one `key: value` per line.",
+        )
+    config = document.get("config")
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise ConfigError(
+            f"`config:` must be a mapping of keys to values, not a {_kind(config)}.",
+            field=f"{stack_file.name} config",
+            fix="write `aistack:key: value` lines under `config:` (no leading `- `).",
+        )
+    return {
+        str(key) if ":" in str(key) else f"{project}:{key}": value
+        for key, value in config.items()
+    }
 
 
 def run_project(path: str | Path, stack: str = "dev") -> StackGraph:
@@ -224,6 +384,7 @@ def run_project(path: str | Path, stack: str = "dev") -> StackGraph:
             config=config,
             project=project,
             stack=stack,
+            config_source=f"Pulumi.{stack}.yaml",
         )
 
 
