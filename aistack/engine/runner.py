@@ -73,7 +73,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             # a simulated run that accepted it would pass tests of a stack that cannot deploy.
             # Message as pkg/resource/deploy/step_generator.go gives it. Recorded, not raised
             # here: the run fails with it once the program returns, without asyncio noise.
-            self.engine_errors.append(f"Duplicate resource URN '{urn}'; try giving it a unique name")
+            self.engine_errors.append(
+                f"Duplicate resource URN '{urn}'; try giving it a unique name"
+            )
         inputs = normalise(rpc.deserialize_properties(request.object))
         response = super().RegisterResource(request)
         if request.type.startswith("pulumi:providers:"):
@@ -116,9 +118,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
 SECRET_PLACEHOLDER = "aistack-offline-secret"
 
 
-def _config_map(
-    project: str, config: Mapping[str, Any] | None
-) -> tuple[dict[str, str], list[str]]:
+def _config_map(project: str, config: Mapping[str, Any] | None) -> tuple[dict[str, str], list[str]]:
     """Pulumi's flat config map (namespaced keys, structured values as JSON strings) and
     the keys holding secrets. A `secure:` value, at the top or nested in an object, is
     replaced by a marked placeholder: the CLI would decrypt it, and ciphertext must not
@@ -172,9 +172,7 @@ def _config_problem(error: Exception, source: str) -> ConfigError | None:
         fix = f"write {expected} for `{error.key}` in {source}"
         if error.expect_type == "JSON object":
             fix += " (a list is `[a, b]` or one `- item` per line; a mapping is `key: value` lines)"
-        return ConfigError(
-            f"expected {expected}, got {shown!r}.", field=error.key, fix=fix + "."
-        )
+        return ConfigError(f"expected {expected}, got {shown!r}.", field=error.key, fix=fix + ".")
     return None
 
 
@@ -334,8 +332,7 @@ def load_stack_config(directory: Path, project: str, stack: str) -> dict[str, An
         )
         if others:
             raise ConfigError(
-                f"there is no {stack_file.name} in {directory} (stacks here: "
-                f"{', '.join(others)}).",
+                f"there is no {stack_file.name} in {directory} (stacks here: {', '.join(others)}).",
                 field="--stack",
                 fix=f"pass --stack {others[0]}, or create {stack_file.name} with a "
                 "`config:` block.",
@@ -360,8 +357,7 @@ def load_stack_config(directory: Path, project: str, stack: str) -> dict[str, An
             fix="write `aistack:key: value` lines under `config:` (no leading `- `).",
         )
     return {
-        str(key) if ":" in str(key) else f"{project}:{key}": value
-        for key, value in config.items()
+        str(key) if ":" in str(key) else f"{project}:{key}": value for key, value in config.items()
     }
 
 
