@@ -8,11 +8,24 @@ Python callers write snake_case. `parse` turns pydantic's errors into one `Confi
 
 from __future__ import annotations
 
+import difflib
 import re
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from types import UnionType
+from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic.alias_generators import to_camel
+import pulumi
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic._internal._model_construction import ModelMetaclass
+from pydantic.alias_generators import to_camel, to_snake
+from pydantic_core import PydanticCustomError
 
 from aistack.errors import ConfigError, Problem
 
@@ -24,6 +37,7 @@ __all__ = [
     "Governance",
     "ThirdPartyService",
     "parse",
+    "validate_with",
     "STACK_TAG",
     "WORKLOAD_TAG",
 ]
@@ -39,22 +53,28 @@ WORKLOAD_TAG = "aistack:workload"
 ALLOWED_REGIONS_TAG = "aistack:allowed-regions"
 
 M = TypeVar("M", bound="AistackModel")
-
-_FIXES = {
-    "missing": "set this field.",
-    "extra_forbidden": "remove it, or check its spelling against the documented fields.",
-    "literal_error": "use one of the allowed values.",
-    "greater_than_equal": "raise the value.",
-    "greater_than": "raise the value.",
-    "less_than_equal": "lower the value.",
-    "less_than": "lower the value.",
-    "too_short": "add at least one entry.",
-    "string_pattern_mismatch": "match the documented format.",
-}
+T = TypeVar("T")
 
 
-class AistackModel(BaseModel):
-    """Frozen, extra-forbidding base for every aistack configuration model."""
+class _RaisesConfigError(ModelMetaclass):
+    """Direct construction (`TrainingPoolArgs(...)`) raises the ConfigError `parse` raises.
+    On the metaclass, not `__init__`: a custom `__init__` would make pydantic call it for
+    every nested model during validation too."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except ValidationError as exc:
+            raise _config_error(exc, cls.__name__, cast("type[BaseModel]", cls)) from None
+
+
+class AistackModel(BaseModel, metaclass=_RaisesConfigError):
+    """Frozen, extra-forbidding base for every aistack configuration model.
+
+    Booleans and whole numbers are strict: `maxNodes: true` or `public: "yes"` is an error,
+    not 1 or True. A whole float (`4.0`, as other Pulumi languages send numbers) is an int.
+    Constructing a model directly raises the same `ConfigError` as `parse`.
+    """
 
     model_config = ConfigDict(
         frozen=True,
@@ -64,36 +84,264 @@ class AistackModel(BaseModel):
         arbitrary_types_allowed=True,
     )
 
+    #: Fields a component also takes as a keyword argument that accepts an Output
+    #: (`alarm_topic_arn=budget.alert_topic_arn`); an Output given in the args is pointed there.
+    output_keywords: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
+        if info.field_name is None:
+            return value
+        kinds = _scalar_kinds(cls.model_fields[info.field_name].annotation)
+        # Only where the field admits nothing else: `int | Literal["auto"]` keeps its text.
+        if kinds == {bool} or kinds == {bool, type(None)}:
+            if not isinstance(value, bool) and value is not None:
+                raise PydanticCustomError("strict_bool", "expected true or false")
+        elif (kinds == {int} or kinds == {int, type(None)}) and isinstance(value, bool | str):
+            raise PydanticCustomError("strict_int", "expected a whole number")
+        return value
+
     @classmethod
     def parse(cls: type[M], data: Any, *, where: str = "") -> M:
         return parse(cls, data, where=where)
 
+    @classmethod
+    def validate_with(
+        cls: type[M],
+        data: Any,
+        checks: Callable[[M], T],
+        *,
+        where: str = "",
+        wiring: Mapping[str, Any] | None = None,
+    ) -> tuple[M, T]:
+        return validate_with(cls, data, checks, where=where, wiring=wiring)
+
+
+def _scalar_kinds(annotation: Any) -> set[Any]:
+    """The types an annotation admits: `int | None` gives {int, NoneType}."""
+    if get_origin(annotation) in (Union, UnionType):
+        return set(get_args(annotation))
+    return {annotation}
+
 
 def parse(model: type[M], data: Any, *, where: str = "") -> M:
     """Validate `data` into `model`, raising one ConfigError naming every bad field."""
+    return validate_with(model, data, _no_checks, where=where)[0]
+
+
+def _no_checks(args: Any) -> None:
+    return None
+
+
+def validate_with(
+    model: type[M],
+    data: Any,
+    checks: Callable[[M], T],
+    *,
+    where: str = "",
+    wiring: Mapping[str, Any] | None = None,
+) -> tuple[M, T]:
+    """`data` validated into `model`, then `checks(args)` (a component's semantic checks,
+    raising ConfigError), every problem reported together in one ConfigError.
+
+    One pass: when some fields are wrong, the checks still run on the rest (the bad fields
+    left out, defaults in their place) and what they say about the bad fields is dropped,
+    so a typo does not hide an unknown GPU type and a bad value does not cascade into
+    false problems. `wiring` maps keyword arguments (other components) to their values; a
+    missing one is a problem, and the checks, which use them, are skipped.
+    """
+    problems: list[Problem] = []
+    bad_fields: set[str] = set()
+    args: M | None
     if isinstance(data, model):
-        return data
-    if isinstance(data, BaseModel):
-        data = data.model_dump(by_alias=False)
+        args = data
+    else:
+        if isinstance(data, BaseModel):
+            data = data.model_dump(by_alias=False)
+        try:
+            args = model.model_validate(data)
+        except ValidationError as exc:
+            problems.extend(_config_error(exc, where, model).problems)
+            bad_fields = {to_snake(str(e["loc"][0])) for e in exc.errors() if e["loc"]}
+            args = _without(model, data, bad_fields)
+    missing = [keyword for keyword, value in (wiring or {}).items() if value is None]
+    for keyword in missing:
+        problems.append(
+            Problem(
+                ".".join(p for p in (where, keyword) if p),
+                "is required: the component is wired to it.",
+                f"pass `{keyword}=` the aistack component it names.",
+            )
+        )
+    result: Any = None
+    if args is not None and not missing:
+        try:
+            result = checks(args)
+        except ConfigError as error:
+            problems.extend(
+                problem
+                for problem in error.problems
+                if _top_level(problem.field, where) not in bad_fields
+            )
+    if problems:
+        raise ConfigError(problems)
+    assert args is not None
+    return args, result
+
+
+def _top_level(path: str, where: str) -> str:
+    """The python name of the first field in a problem's path under `where`."""
+    rest = path[len(where) + 1 :] if where and path.startswith(where + ".") else path
+    return to_snake(re.split(r"[.\[ ]", rest, maxsplit=1)[0])
+
+
+def _without(model: type[M], data: Any, bad_fields: set[str]) -> M | None:
+    """The model built from `data` minus its bad fields, or None when one is required."""
+    if not isinstance(data, Mapping):
+        return None
+    kept = {k: v for k, v in data.items() if to_snake(str(k)) not in bad_fields}
     try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise _config_error(exc, where) from None
+        return model.model_validate(kept)
+    except ValidationError:
+        return None
 
 
-def _config_error(exc: ValidationError, where: str) -> ConfigError:
+def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    return repr(value)
+
+
+def _owner(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model that owns the last segment of `loc` (for did-you-mean suggestions)."""
+    current = model
+    for part in loc[:-1]:
+        if current is None:
+            return None
+        if isinstance(part, int):
+            continue
+        info = current.model_fields.get(to_snake(str(part)))
+        if info is None:
+            return None
+        candidates = [info.annotation, *get_args(info.annotation)]
+        for candidate in list(candidates):
+            candidates.extend(get_args(candidate))
+        current = next(
+            (c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None
+        )
+    return current
+
+
+_LIST_FIX = "write a list: `[a, b]`, or one `- item` per line (one item is still a list)."
+_INT_FIX = "write a number without quotes, e.g. 4."
+_BOOL_FIX = "write true or false (without quotes)."
+_MAPPING_FIX = "write `field: value` lines (see the component's documented fields)."
+
+
+def _problem(error: Any, path: str, model: type[BaseModel] | None) -> Problem:
+    """One pydantic error in our words: what is wrong, what was given, and the fix."""
+    kind, given, ctx = error["type"], error.get("input"), error.get("ctx") or {}
+    loc = tuple(error["loc"])
+    if isinstance(given, pulumi.Output):
+        top = to_snake(str(loc[0])) if loc else ""
+        keyword = (
+            top
+            if model is not None
+            and top in model.__dict__.get("output_keywords", getattr(model, "output_keywords", ()))
+            else ""
+        )
+        fix = (
+            f"pass it as the component's keyword argument `{keyword}=` instead, which "
+            "takes an Output."
+            if keyword
+            else "configuration takes plain values: give the literal value, or wire the "
+            "component that produces it as a keyword argument."
+        )
+        return Problem(path, "is a pulumi Output, known only at deploy time.", fix)
+    if kind == "extra_forbidden":
+        owner = _owner(model, loc)
+        names = [to_camel(name) for name in owner.model_fields] if owner else []
+        close = difflib.get_close_matches(to_camel(str(loc[-1])), names, n=1, cutoff=0.6)
+        if close:
+            fix = f"did you mean {close[0]!r}?"
+        elif names:
+            fix = f"remove it; the fields are {', '.join(names)}."
+        else:
+            fix = "remove it, or check its spelling against the documented fields."
+        return Problem(path, "is not a known field.", fix)
+    shown = _describe(given)
+    simple = {
+        "missing": ("is required.", "set this field."),
+        "strict_bool": (f"expected true or false, got {shown}.", _BOOL_FIX),
+        "bool_type": (f"expected true or false, got {shown}.", _BOOL_FIX),
+        "bool_parsing": (f"expected true or false, got {shown}.", _BOOL_FIX),
+        "strict_int": (f"expected a whole number, got {shown}.", _INT_FIX),
+        "int_type": (f"expected a whole number, got {shown}.", _INT_FIX),
+        "int_parsing": (f"expected a whole number, got {shown}.", _INT_FIX),
+        "int_from_float": (f"expected a whole number, got {given!r}.", "round it."),
+        "float_type": (f"expected a number, got {shown}.", "write a number, e.g. 0.5."),
+        "float_parsing": (f"expected a number, got {shown}.", "write a number, e.g. 0.5."),
+        "string_type": (
+            f"expected text, got {shown}.",
+            "write the value as text (quote it if YAML reads it as something else).",
+        ),
+        "list_type": (f"expected a list, got {shown}.", _LIST_FIX),
+        "tuple_type": (f"expected a list, got {shown}.", _LIST_FIX),
+        "set_type": (f"expected a list, got {shown}.", _LIST_FIX),
+        "dict_type": (f"expected a mapping of keys to values, got {shown}.", _MAPPING_FIX),
+        "model_type": (f"expected a mapping of fields, got {shown}.", _MAPPING_FIX),
+        "model_attributes_type": (f"expected a mapping of fields, got {shown}.", _MAPPING_FIX),
+        "literal_error": (
+            f"must be one of {ctx.get('expected', 'the allowed values')}, got {given!r}.",
+            "use one of the allowed values.",
+        ),
+        "enum": (
+            f"must be one of {ctx.get('expected', 'the allowed values')}, got {given!r}.",
+            "use one of the allowed values.",
+        ),
+        "greater_than_equal": (f"must be at least {ctx.get('ge')}, got {given!r}.", "raise it."),
+        "greater_than": (f"must be more than {ctx.get('gt')}, got {given!r}.", "raise it."),
+        "less_than_equal": (f"must be at most {ctx.get('le')}, got {given!r}.", "lower it."),
+        "less_than": (f"must be less than {ctx.get('lt')}, got {given!r}.", "lower it."),
+        "too_short": (f"needs at least {ctx.get('min_length')} item(s).", "add entries."),
+        "too_long": (f"takes at most {ctx.get('max_length')} item(s).", "remove entries."),
+        "string_too_short": ("must not be empty.", "give a value."),
+        "string_too_long": (f"is longer than {ctx.get('max_length')} characters.", "shorten it."),
+        "string_pattern_mismatch": (
+            f"{given!r} does not have the expected form ({ctx.get('pattern')}).",
+            "match the documented format.",
+        ),
+    }
+    if kind in simple:
+        message, fix = simple[kind]
+        return Problem(path, message, fix)
+    message = str(error["msg"]).rstrip(".") + "."
+    fix = ""
+    if kind in ("value_error", "assertion_error"):
+        # Our own validators put the fix after " Fix: " in the message.
+        message = message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        if " Fix: " in message:
+            message, fix = message.split(" Fix: ", 1)
+    return Problem(path, message, fix)
+
+
+def _config_error(
+    exc: ValidationError, where: str, model: type[BaseModel] | None = None
+) -> ConfigError:
     problems = []
     for error in exc.errors():
         path = ".".join(str(part) for part in error["loc"] if part != "__root__")
         path = ".".join(p for p in (where, path) if p) or where or "config"
-        message = error["msg"].rstrip(".") + "."
-        fix = _FIXES.get(error["type"], "")
-        if error["type"] == "value_error":
-            # Our own validators put the fix after " Fix: " in the message.
-            message = message.removeprefix("Value error, ")
-            if " Fix: " in message:
-                message, fix = message.split(" Fix: ", 1)
-        problems.append(Problem(path, message, fix))
+        problems.append(_problem(error, path, model))
     return ConfigError(problems)
 
 
