@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from types import UnionType
 from typing import Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin
 
@@ -391,8 +392,21 @@ class Governance(AistackModel):
                 )
         return regions
 
-    def region_problem(self, region: str, field: str) -> Problem | None:
-        """A Problem when `region` is outside the allowed regions (C4), else None."""
+    def region_problem(
+        self, region: str, field: str, *, cloud: Literal["aws", "gcp"] = "aws"
+    ) -> Problem | None:
+        """A Problem when `region` is not a region of `cloud`, or is outside the allowed
+        regions (C4); else None."""
+        known = known_regions(cloud)
+        if known and region not in known:
+            close = difflib.get_close_matches(region, sorted(known), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            return Problem(
+                field,
+                f"{region!r} is not {'an AWS' if cloud == 'aws' else 'a Google Cloud'} region.",
+                f"{hint}{cloud.upper()} regions look like "
+                f"{'us-east-1' if cloud == 'aws' else 'us-east1'}.",
+            )
         if region in self.allowed_regions:
             return None
         return Problem(
@@ -425,6 +439,17 @@ class Governance(AistackModel):
             gcp_label(key, is_key=True): gcp_label(value)
             for key, value in self.aws_tags(stack, **extra).items()
         }
+
+
+@cache
+def known_regions(cloud: str) -> frozenset[str]:
+    """Every region name of `cloud` (empty when it is not known here). AWS's come from the
+    provider's own `Region` enum, so a new region arrives with a pulumi-aws upgrade."""
+    if cloud == "aws":
+        from pulumi_aws import Region
+
+        return frozenset(region.value for region in Region)
+    return frozenset()
 
 
 def gcp_label(text: str, *, is_key: bool = False) -> str:

@@ -215,6 +215,8 @@ class ServingMachineImage(AistackModel):
 class InferenceTierArgs(AistackModel):
     """Arguments of `aws.InferenceTier`; camelCase in Pulumi config, snake_case in Python."""
 
+    output_keywords = frozenset({"alarm_topic_arn"})
+
     governance: Governance
     region: str = Field(
         description="Region of the tier: the network's and the models bucket's, inside "

@@ -264,8 +264,9 @@ class BudgetGuard(pulumi.ComponentResource):
         args: BudgetGuardArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        args = BudgetGuardArgs.parse(args, where=name)
-        _validate(name, args)
+        args = BudgetGuardArgs.validate_with(
+            args, lambda valid: _validate(name, valid), where=name
+        )[0]
 
         super().__init__(
             "aistack:index:AwsBudgetGuard",

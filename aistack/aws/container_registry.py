@@ -193,29 +193,31 @@ class ContainerRegistry(pulumi.ComponentResource):
         args: ContainerRegistryArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        args = ContainerRegistryArgs.parse(args, where=name)
-        problems = Problems()
-        region_problem = args.governance.region_problem(args.region, f"{name}.region")
-        if region_problem:
-            problems.items.append(region_problem)
-        if args.kms_key_arn:
-            key_region = _KMS_KEY_ARN.match(args.kms_key_arn)["region"]  # type: ignore[index]
-            if key_region != args.region:
-                problems.add(
-                    f"{name}.kmsKeyArn",
-                    f"the key is in {key_region}; ECR encrypts only with a key in the "
-                    f"repository's region ({args.region}).",
-                    f"pass a key in {args.region}, or leave kmsKeyArn unset for a new key.",
-                )
-        for image in args.repositories:
-            full = args.repository_name(image)
-            if len(full) > _MAX_REPOSITORY_NAME:
-                problems.add(
-                    f"{name}.repositories",
-                    f"{full!r} is longer than ECR's {_MAX_REPOSITORY_NAME} characters.",
-                    "shorten the namespace or the image name.",
-                )
-        problems.raise_if_any()
+        def checks(args: ContainerRegistryArgs) -> None:
+            problems = Problems()
+            region_problem = args.governance.region_problem(args.region, f"{name}.region")
+            if region_problem:
+                problems.items.append(region_problem)
+            if args.kms_key_arn:
+                key_region = _KMS_KEY_ARN.match(args.kms_key_arn)["region"]  # type: ignore[index]
+                if key_region != args.region:
+                    problems.add(
+                        f"{name}.kmsKeyArn",
+                        f"the key is in {key_region}; ECR encrypts only with a key in the "
+                        f"repository's region ({args.region}).",
+                        f"pass a key in {args.region}, or leave kmsKeyArn unset for a new key.",
+                    )
+            for image in args.repositories:
+                full = args.repository_name(image)
+                if len(full) > _MAX_REPOSITORY_NAME:
+                    problems.add(
+                        f"{name}.repositories",
+                        f"{full!r} is longer than ECR's {_MAX_REPOSITORY_NAME} characters.",
+                        "shorten the namespace or the image name.",
+                    )
+            problems.raise_if_any()
+
+        args = ContainerRegistryArgs.validate_with(args, checks, where=name)[0]
 
         super().__init__(
             "aistack:index:AwsContainerRegistry",

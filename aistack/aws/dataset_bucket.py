@@ -200,24 +200,27 @@ class DatasetBucket(pulumi.ComponentResource):
         *,
         access_logs: DatasetBucket | None = None,
     ) -> None:
-        args = DatasetBucketArgs.parse(args, where=name)
-        problems = Problems()
-        region_problem = args.governance.region_problem(args.region, f"{name}.region")
-        if region_problem:
-            problems.items.append(region_problem)
-        if access_logs is not None and access_logs.args.kind != "logs":
-            problems.add(
-                f"{name}.access_logs",
-                f"access logs must go to a bucket of kind 'logs', not {access_logs.args.kind!r}.",
-                "pass the stack's logs DatasetBucket.",
-            )
-        if access_logs is not None and access_logs.args.region != args.region:
-            problems.add(
-                f"{name}.access_logs",
-                "S3 delivers server access logs only to a bucket in the same region.",
-                f"use a logs bucket in {args.region}.",
-            )
-        problems.raise_if_any()
+        def checks(args: DatasetBucketArgs) -> None:
+            problems = Problems()
+            region_problem = args.governance.region_problem(args.region, f"{name}.region")
+            if region_problem:
+                problems.items.append(region_problem)
+            if access_logs is not None and access_logs.args.kind != "logs":
+                problems.add(
+                    f"{name}.access_logs",
+                    "access logs must go to a bucket of kind 'logs', not "
+                    f"{access_logs.args.kind!r}.",
+                    "pass the stack's logs DatasetBucket.",
+                )
+            if access_logs is not None and access_logs.args.region != args.region:
+                problems.add(
+                    f"{name}.access_logs",
+                    "S3 delivers server access logs only to a bucket in the same region.",
+                    f"use a logs bucket in {args.region}.",
+                )
+            problems.raise_if_any()
+
+        args = DatasetBucketArgs.validate_with(args, checks, where=name)[0]
 
         super().__init__(
             "aistack:index:AwsDatasetBucket",

@@ -293,68 +293,71 @@ class GpuQuota(pulumi.ComponentResource):
         *,
         pools: Sequence[HasQuotaNeeds] = (),
     ) -> None:
-        args = GpuQuotaArgs.parse(args, where=name)
-        problems = Problems()
-        region_problem = args.governance.region_problem(args.region, f"{name}.region")
-        if region_problem:
-            problems.items.append(region_problem)
+        def checks(args: GpuQuotaArgs) -> Any:
+            problems = Problems()
+            region_problem = args.governance.region_problem(args.region, f"{name}.region")
+            if region_problem:
+                problems.items.append(region_problem)
 
-        # (field path, need, name of its types field): config paths are camelCase like
-        # the config file; a component's needs are Python objects, so snake_case.
-        needs: list[tuple[str, QuotaNeedArgs, str]] = [
-            (f"{name}.needs.{i}", need, "instanceTypes") for i, need in enumerate(args.needs)
-        ]
-        for i, pool in enumerate(pools):
-            where = f"{name}.pools.{i}"
-            if not isinstance(pool, HasQuotaNeeds):
+            # (field path, need, name of its types field): config paths are camelCase like
+            # the config file; a component's needs are Python objects, so snake_case.
+            needs: list[tuple[str, QuotaNeedArgs, str]] = [
+                (f"{name}.needs.{i}", need, "instanceTypes") for i, need in enumerate(args.needs)
+            ]
+            for i, pool in enumerate(pools):
+                where = f"{name}.pools.{i}"
+                if not isinstance(pool, HasQuotaNeeds):
+                    problems.add(
+                        where,
+                        f"{type(pool).__name__} does not implement quota_needs().",
+                        "pass pool components (TrainingPool, InferenceTier), or describe the "
+                        "pool in needs.",
+                    )
+                    continue
+                for j, reported in enumerate(pool.quota_needs()):
+                    data: Any = reported
+                    if dataclasses.is_dataclass(reported) and not isinstance(reported, type):
+                        data = dataclasses.asdict(reported)
+                    try:
+                        parsed = QuotaNeedArgs.parse(data, where=f"{where}.{j}")
+                        needs.append((f"{where}.{j}", parsed, "instance_types"))
+                    except ConfigError as error:
+                        problems.extend(error)
+
+            if not needs and not problems:
                 problems.add(
-                    where,
-                    f"{type(pool).__name__} does not implement quota_needs().",
-                    "pass pool components (TrainingPool, InferenceTier), or describe the "
-                    "pool in needs.",
+                    f"{name}.needs",
+                    "no pool needs GPU quota, so there is nothing to size a request from.",
+                    "list the pools in needs ({pool, instanceTypes, maxNodes, market}) or pass "
+                    "pool components as pools=.",
                 )
-                continue
-            for j, reported in enumerate(pool.quota_needs()):
-                data: Any = reported
-                if dataclasses.is_dataclass(reported) and not isinstance(reported, type):
-                    data = dataclasses.asdict(reported)
-                try:
-                    parsed = QuotaNeedArgs.parse(data, where=f"{where}.{j}")
-                    needs.append((f"{where}.{j}", parsed, "instance_types"))
-                except ConfigError as error:
-                    problems.extend(error)
+            seen: dict[tuple[str, str], str] = {}
+            for where, need, _ in needs:
+                key = (need.pool, need.market)
+                if key in seen:
+                    problems.add(
+                        f"{where}.pool",
+                        f"pool {need.pool!r} ({need.market}) is listed twice (also at "
+                        f"{seen[key]}); its quota would be counted twice.",
+                        "list each pool once per market, in needs or in pools=, not both.",
+                    )
+                seen.setdefault(key, where)
 
-        if not needs and not problems:
-            problems.add(
-                f"{name}.needs",
-                "no pool needs GPU quota, so there is nothing to size a request from.",
-                "list the pools in needs ({pool, instanceTypes, maxNodes, market}) or pass "
-                "pool components as pools=.",
-            )
-        seen: dict[tuple[str, str], str] = {}
-        for where, need, _ in needs:
-            key = (need.pool, need.market)
-            if key in seen:
-                problems.add(
-                    f"{where}.pool",
-                    f"pool {need.pool!r} ({need.market}) is listed twice (also at {seen[key]}); "
-                    "its quota would be counted twice.",
-                    "list each pool once per market, in needs or in pools=, not both.",
-                )
-            seen.setdefault(key, where)
+            codes = known_quota_codes()
+            for code in args.floors:
+                if code not in codes:
+                    known = ", ".join(f"{c} ({q.quota_name})" for c, q in sorted(codes.items()))
+                    problems.add(
+                        f"{name}.floors.{code}",
+                        f"{code!r} is not an EC2 GPU vCPU quota code.",
+                        f"use one of {known}.",
+                    )
 
-        codes = known_quota_codes()
-        for code in args.floors:
-            if code not in codes:
-                known = ", ".join(f"{c} ({q.quota_name})" for c, q in sorted(codes.items()))
-                problems.add(
-                    f"{name}.floors.{code}",
-                    f"{code!r} is not an EC2 GPU vCPU quota code.",
-                    f"use one of {known}.",
-                )
+            sizings = self._size(needs, args.region, problems)
+            problems.raise_if_any()
+            return sizings
 
-        sizings = self._size(needs, args.region, problems)
-        problems.raise_if_any()
+        args, sizings = GpuQuotaArgs.validate_with(args, checks, where=name)
 
         super().__init__("aistack:index:AwsGpuQuota", name, {"region": args.region}, opts)
         self.args = args

@@ -164,8 +164,12 @@ class InferenceTier(pulumi.ComponentResource):
     ) -> None:
         """`alarm_topic_arn` (e.g. `budget.alert_topic_arn`) may be an Output; the args field
         of the same name takes a literal ARN from config."""
-        args = InferenceTierArgs.parse(args, where=name)
-        versions, gateway = plan_tier(name, args, network, models, logs)
+        args, (versions, gateway) = InferenceTierArgs.validate_with(
+            args,
+            lambda valid: plan_tier(name, valid, network, models, logs),
+            where=name,
+            wiring={"network": network, "identity": identity, "models": models},
+        )
         super().__init__(
             TOKEN,
             name,

@@ -526,8 +526,7 @@ class Network(pulumi.ComponentResource):
         args: NetworkArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        args = NetworkArgs.parse(args, where=name)
-        layout = plan(args, name)
+        args, layout = NetworkArgs.validate_with(args, lambda valid: plan(valid, name), where=name)
         super().__init__(
             "aistack:index:AwsNetwork",
             name,

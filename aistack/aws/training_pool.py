@@ -128,6 +128,8 @@ class JobSpec(AistackModel):
 
 
 class TrainingPoolArgs(AistackModel):
+    output_keywords = frozenset({"alarm_topic_arn"})
+
     governance: Governance
     region: str = Field(
         description="The pool's region: must equal the dataset bucket's (D2) and be allowed (C4)."
@@ -222,8 +224,17 @@ class TrainingPool(pulumi.ComponentResource):
     ) -> None:
         """`alarm_topic_arn` (e.g. `budget.alert_topic_arn`) may be an Output; the args field
         of the same name takes a literal ARN from config."""
-        args = TrainingPoolArgs.parse(args, where=name)
-        self.offers = self._validate(name, args, dataset, checkpoints)
+        args, self.offers = TrainingPoolArgs.validate_with(
+            args,
+            lambda valid: self._validate(name, valid, dataset, checkpoints),
+            where=name,
+            wiring={
+                "network": network,
+                "identity": identity,
+                "dataset": dataset,
+                "checkpoints": checkpoints,
+            },
+        )
         super().__init__(
             "aistack:index:AwsTrainingPool",
             name,

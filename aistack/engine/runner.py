@@ -12,6 +12,7 @@ import json
 import logging
 import runpy
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,16 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.root_urn = ""
         #: What the Pulumi engine would have refused; the run fails with the first.
         self.engine_errors: list[str] = []
+        self.seen_urns: set[str] = set()
+        self.urn_lock = threading.Lock()
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
         _ensure_event_loop()
         urn = self.make_urn(request.parent, request.type, request.name)
-        if urn in self.resources:
+        with self.urn_lock:  # registrations arrive on several threads at once
+            duplicate = urn in self.seen_urns
+            self.seen_urns.add(urn)
+        if duplicate:
             # The Pulumi engine refuses the second registration and fails the deployment;
             # a simulated run that accepted it would pass tests of a stack that cannot deploy.
             # Message as pkg/resource/deploy/step_generator.go gives it. Recorded, not raised

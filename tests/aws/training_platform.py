@@ -6,14 +6,23 @@ DIGEST = "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer@sha256:" + "ab" *
 DATASET = {"name": "tickets", "version": "v3", "source": "crm export", "licence": "internal"}
 
 
-def training_platform(governance, *, region="us-east-1", dataset_region="us-east-1", **pool):
-    """The pieces a pool needs, built with the real components, plus the pool."""
+def training_platform(
+    governance,
+    *,
+    region="us-east-1",
+    dataset_region="us-east-1",
+    network_instance_types=None,
+    **pool,
+):
+    """The pieces a pool needs, built with the real components, plus the pool. The network
+    is sized for the pool's instance types unless `network_instance_types` says otherwise."""
     network = aistack_aws.Network(
         "net",
         {
             "governance": governance,
             "region": region,
-            "trainingInstanceTypes": pool.get("instanceTypes", ["g5.12xlarge"]),
+            "trainingInstanceTypes": network_instance_types
+            or pool.get("instanceTypes", ["g5.12xlarge"]),
         },
     )
     identity = aistack_aws.WorkloadIdentity("id", {"governance": governance})
