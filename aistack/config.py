@@ -103,6 +103,12 @@ class AistackModel(BaseModel, metaclass=_RaisesConfigError):
             raise PydanticCustomError("strict_int", "expected a whole number")
         return value
 
+    def semantic_problems(self, where: str) -> list[Problem]:
+        """Problems across fields that need no other component (a GPU type the region
+        lacks, min above max). Run by `parse`, so a stack can validate every block of its
+        config before it registers anything; checks that need wiring stay in components."""
+        return []
+
     @classmethod
     def parse(cls: type[M], data: Any, *, where: str = "") -> M:
         return parse(cls, data, where=where)
@@ -176,15 +182,14 @@ def validate_with(
             )
         )
     result: Any = None
-    if args is not None and not missing:
-        try:
-            result = checks(args)
-        except ConfigError as error:
-            problems.extend(
-                problem
-                for problem in error.problems
-                if _top_level(problem.field, where) not in bad_fields
-            )
+    if args is not None:
+        found = list(args.semantic_problems(where))
+        if not missing:
+            try:
+                result = checks(args)
+            except ConfigError as error:
+                found.extend(error.problems)
+        problems.extend(p for p in found if _top_level(p.field, where) not in bad_fields)
     if problems:
         raise ConfigError(problems)
     assert args is not None

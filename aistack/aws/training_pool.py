@@ -30,7 +30,7 @@ from aistack.aws._logs import encrypted_log_group
 from aistack.aws._node import gpu_launch_template, offer_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
-from aistack.errors import ConfigError, Problems
+from aistack.errors import ConfigError, Problem, Problems
 from aistack.images import require_digest
 from aistack.node import NodeBootstrapConfig, render_user_data
 
@@ -200,6 +200,53 @@ class TrainingPoolArgs(AistackModel):
             )
         return days
 
+    def offers(
+        self, problems: Problems | None = None, where: str = ""
+    ) -> list[catalog.InstanceType]:
+        """The catalog entries of the pool's instance types in its region."""
+        problems = problems if problems is not None else Problems()
+        found = []
+        for index, type_name in enumerate(self.instance_types):
+            offer = offer_in_region(
+                type_name, self.region, f"{where}.instanceTypes[{index}]".lstrip("."), problems
+            )
+            if offer is not None:
+                found.append(offer)
+        return found
+
+    def semantic_problems(self, where: str) -> list[Problem]:
+        name = where
+        problems = Problems()
+        region_problem = self.governance.region_problem(self.region, f"{name}.region")
+        if region_problem:
+            problems.items.append(region_problem)
+        offers = self.offers(problems, name)
+        classes = {(offer.gpu_model, offer.gpu_memory_gb, offer.gpu_count) for offer in offers}
+        if len(classes) > 1:
+            problems.add(
+                f"{name}.instanceTypes",
+                "mixes GPU classes "
+                + ", ".join(f"{o.name} ({o.gpu_label})" for o in offers)
+                + "; a job sized for one would not fit, or would waste, the other.",
+                "list sizes of one GPU class, e.g. g5.12xlarge and g6.12xlarge are both "
+                "4 GPUs but different models: make two pools.",
+            )
+        if self.min_nodes > self.max_nodes:
+            problems.add(f"{name}.minNodes", "exceeds maxNodes.", "lower minNodes.")
+        if self.scheduler == "batch" and self.min_nodes:
+            problems.add(
+                f"{name}.minNodes",
+                "applies to asg pools only; Batch idles at 0 vCPUs.",
+                "remove minNodes.",
+            )
+        if offers and self.job.gpus and self.job.gpus > min(o.gpu_count for o in offers):
+            problems.add(
+                f"{name}.job.gpus",
+                "asks for more GPUs than the smallest node has.",
+                "lower job.gpus or use larger instance types.",
+            )
+        return problems.items
+
 
 class TrainingPool(pulumi.ComponentResource):
     """GPU training capacity: Batch (default) or a standing auto scaling group."""
@@ -333,35 +380,8 @@ class TrainingPool(pulumi.ComponentResource):
     def _validate(
         name: str, args: TrainingPoolArgs, dataset: DatasetBucket, checkpoints: DatasetBucket
     ) -> list[catalog.InstanceType]:
+        """The wiring checks; the arguments' own are `TrainingPoolArgs.semantic_problems`."""
         problems = Problems()
-        region_problem = args.governance.region_problem(args.region, f"{name}.region")
-        if region_problem:
-            problems.items.append(region_problem)
-        offers: list[catalog.InstanceType] = []
-        for index, type_name in enumerate(args.instance_types):
-            offer = offer_in_region(
-                type_name, args.region, f"{name}.instanceTypes[{index}]", problems
-            )
-            if offer is not None:
-                offers.append(offer)
-        classes = {(offer.gpu_model, offer.gpu_memory_gb, offer.gpu_count) for offer in offers}
-        if len(classes) > 1:
-            problems.add(
-                f"{name}.instanceTypes",
-                "mixes GPU classes "
-                + ", ".join(f"{o.name} ({o.gpu_label})" for o in offers)
-                + "; a job sized for one would not fit, or would waste, the other.",
-                "list sizes of one GPU class, e.g. g5.12xlarge and g6.12xlarge are both "
-                "4 GPUs but different models: make two pools.",
-            )
-        if args.min_nodes > args.max_nodes:
-            problems.add(f"{name}.minNodes", "exceeds maxNodes.", "lower minNodes.")
-        if args.scheduler == "batch" and args.min_nodes:
-            problems.add(
-                f"{name}.minNodes",
-                "applies to asg pools only; Batch idles at 0 vCPUs.",
-                "remove minNodes.",
-            )
         for label, bucket in (("dataset", dataset), ("checkpoints", checkpoints)):
             if bucket.region != args.region:
                 problems.add(
@@ -383,14 +403,8 @@ class TrainingPool(pulumi.ComponentResource):
                 f"is a {checkpoints.args.kind!r} bucket.",
                 "pass the DatasetBucket of kind 'checkpoints'.",
             )
-        if offers and args.job.gpus and args.job.gpus > min(o.gpu_count for o in offers):
-            problems.add(
-                f"{name}.job.gpus",
-                "asks for more GPUs than the smallest node has.",
-                "lower job.gpus or use larger instance types.",
-            )
         problems.raise_if_any()
-        return offers
+        return args.offers()
 
     # ---- shared pieces --------------------------------------------------------------------
 

@@ -30,13 +30,13 @@ def _error(program) -> ConfigError:
     return caught.value
 
 
-def test_a_typo_an_unknown_gpu_type_and_a_foreign_region_are_reported_together(governance):
+def test_a_typo_an_unknown_gpu_type_and_a_region_problem_are_reported_together(governance):
     error = _error(
         lambda: training_platform(
             governance,
             maxNodess=4,
             instanceTypes=["g5.12xlarge", "g9.huge"],
-            region="us-west-2",
+            region="us-west-2",  # the data is in us-east-1 (D2)
         )
     )
     fields = error.fields
@@ -45,6 +45,23 @@ def test_a_typo_an_unknown_gpu_type_and_a_foreign_region_are_reported_together(g
     assert "train.region" in fields
     typo = error.problems[fields.index("train.maxNodess")]
     assert typo.fix == "did you mean 'maxNodes'?"
+
+
+def test_a_region_outside_governance_is_reported_with_a_typo(governance):
+    narrow = {**governance, "allowedRegions": ["us-east-1"]}
+    error = _error(
+        lambda: aistack_aws.DatasetBucket(
+            "data",
+            {
+                "kind": "dataset",
+                "region": "us-west-2",
+                "governance": narrow,
+                "dataset": DATASET,
+                "kindd": "x",
+            },
+        )
+    )
+    assert sorted(error.fields) == ["data.kindd", "data.region"]
 
 
 def test_no_resource_of_the_pool_is_registered_when_its_arguments_are_wrong(governance):
