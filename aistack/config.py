@@ -38,6 +38,7 @@ __all__ = [
     "Governance",
     "ThirdPartyService",
     "parse",
+    "parse_all",
     "validate_with",
     "STACK_TAG",
     "WORKLOAD_TAG",
@@ -135,6 +136,22 @@ def _scalar_kinds(annotation: Any) -> set[Any]:
 def parse(model: type[M], data: Any, *, where: str = "") -> M:
     """Validate `data` into `model`, raising one ConfigError naming every bad field."""
     return validate_with(model, data, _no_checks, where=where)[0]
+
+
+def parse_all(blocks: Mapping[str, tuple[type[AistackModel], Any]]) -> dict[str, Any]:
+    """Every config block parsed, `{key: (Args class, data)}` to `{key: Args}`, with the
+    problems of all blocks in one ConfigError: a stack validates its whole configuration
+    before its first component registers anything."""
+    problems: list[Problem] = []
+    parsed: dict[str, Any] = {}
+    for key, (model, data) in blocks.items():
+        try:
+            parsed[key] = model.parse(data, where=key)
+        except ConfigError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise ConfigError(problems)
+    return parsed
 
 
 def _no_checks(args: Any) -> None:

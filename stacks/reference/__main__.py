@@ -8,7 +8,7 @@ import pulumi
 import pulumi_aws as aws
 
 from aistack import aws as aistack
-from aistack.config import Governance
+from aistack.config import Governance, parse_all
 from aistack.errors import ConfigError
 
 config = pulumi.Config("aistack")
@@ -20,10 +20,49 @@ if problem is not None:
     raise ConfigError([problem])
 
 
-def settings(key: str) -> dict:
+def settings(key: str, **extra: object) -> dict:
     """A component's config block with the shared governance (and region) added."""
-    return {**(config.get_object(key) or {}), "governance": governance, "region": region}
+    return {**(config.get_object(key) or {}), "governance": governance, "region": region, **extra}
 
+
+training_settings = config.require_object("training")
+inference_settings = config.require_object("inference")
+# Every block validated before the first resource: one ConfigError naming every problem,
+# and nothing half-created in the account by a `pulumi up` that stops at the fifth block.
+args = parse_all(
+    {
+        "budget": (aistack.BudgetGuardArgs, settings("budget")),
+        "logs": (aistack.DatasetBucketArgs, settings("logs", kind="logs")),
+        "dataset": (
+            aistack.DatasetBucketArgs,
+            {
+                "kind": "dataset",
+                "region": region,
+                "governance": governance,
+                "dataset": config.require_object("dataset"),
+            },
+        ),
+        "checkpoints": (aistack.DatasetBucketArgs, settings("checkpoints", kind="checkpoints")),
+        "models": (aistack.DatasetBucketArgs, settings("models", kind="models")),
+        "registry": (aistack.ContainerRegistryArgs, settings("registry")),
+        "identity": (
+            aistack.WorkloadIdentityArgs,
+            {**(config.get_object("identity") or {}), "governance": governance},
+        ),
+        "network": (
+            aistack.NetworkArgs,
+            settings(
+                "network",
+                trainingInstanceTypes=training_settings.get("instanceTypes", []),
+                inferenceInstanceTypes=[inference_settings.get("instanceType", "")],
+            ),
+        ),
+        "training": (aistack.TrainingPoolArgs, settings("training")),
+        "notebook": (aistack.NotebookArgs, settings("notebook")),
+        "inference": (aistack.InferenceTierArgs, settings("inference")),
+        "gpuQuota": (aistack.GpuQuotaArgs, settings("gpuQuota")),
+    }
+)
 
 # Every resource carries the governance tags; budgets filter on the stack tag.
 provider = aws.Provider(
@@ -34,58 +73,26 @@ provider = aws.Provider(
 opts = pulumi.ResourceOptions(providers=[provider])
 
 # Before anything runs: budget with daily alerts and a kill switch (C3).
-budget = aistack.BudgetGuard("budget", settings("budget"), opts)
+budget = aistack.BudgetGuard("budget", args["budget"], opts)
 
 # Storage: logs first, so the other buckets log their access to it (D1, D2, C4).
-logs = aistack.DatasetBucket("logs", {**settings("logs"), "kind": "logs"}, opts)
-dataset = aistack.DatasetBucket(
-    "dataset",
-    {
-        "kind": "dataset",
-        "region": region,
-        "governance": governance,
-        "dataset": config.require_object("dataset"),
-    },
-    opts,
-    access_logs=logs,
-)
-checkpoints = aistack.DatasetBucket(
-    "checkpoints",
-    {"kind": "checkpoints", "region": region, "governance": governance},
-    opts,
-    access_logs=logs,
-)
-models = aistack.DatasetBucket(
-    "models",
-    {"kind": "models", "region": region, "governance": governance},
-    opts,
-    access_logs=logs,
-)
+logs = aistack.DatasetBucket("logs", args["logs"], opts)
+dataset = aistack.DatasetBucket("dataset", args["dataset"], opts, access_logs=logs)
+checkpoints = aistack.DatasetBucket("checkpoints", args["checkpoints"], opts, access_logs=logs)
+models = aistack.DatasetBucket("models", args["models"], opts, access_logs=logs)
 
 # Images by digest in an immutable, scanned registry (E1).
-registry = aistack.ContainerRegistry("registry", settings("registry"), opts)
+registry = aistack.ContainerRegistry("registry", args["registry"], opts)
 
 # One role per workload, and CI through GitHub OIDC: no stored keys (C6).
-identity = aistack.WorkloadIdentity(
-    "identity", {**(config.get_object("identity") or {}), "governance": governance}, opts
-)
+identity = aistack.WorkloadIdentity("identity", args["identity"], opts)
 
-training_settings = config.require_object("training")
-inference_settings = config.require_object("inference")
-network = aistack.Network(
-    "network",
-    {
-        **settings("network"),
-        "trainingInstanceTypes": training_settings["instanceTypes"],
-        "inferenceInstanceTypes": [inference_settings["instanceType"]],
-    },
-    opts,
-)
+network = aistack.Network("network", args["network"], opts)
 
 # Training on Spot that resumes, caches on NVMe and stops itself.
 training = aistack.TrainingPool(
     "training",
-    settings("training"),
+    args["training"],
     opts,
     network=network,
     identity=identity,
@@ -96,7 +103,7 @@ training = aistack.TrainingPool(
 
 notebook = aistack.Notebook(
     "notebook",
-    settings("notebook"),
+    args["notebook"],
     opts,
     vpc_id=network.vpc_id,
     subnet_ids=network.subnet_ids("notebook"),
@@ -110,7 +117,7 @@ dataset.grant_read(identity.role("notebook"), name="notebook")
 # Serving, apart from training: two explicit model versions behind weights (S1-S7, G2-G5).
 inference = aistack.InferenceTier(
     "inference",
-    settings("inference"),
+    args["inference"],
     opts,
     network=network,
     identity=identity,
@@ -124,7 +131,7 @@ registry.grant_pull(
 registry.grant_pull(identity.role("training"), repositories=["trainer"], name="training")
 
 # GPU quota requested from the pools' maximums (C1).
-quota = aistack.GpuQuota("gpu-quota", settings("gpuQuota"), opts, pools=[training, inference])
+quota = aistack.GpuQuota("gpu-quota", args["gpuQuota"], opts, pools=[training, inference])
 
 # What to do next.
 pulumi.export("region", region)

@@ -70,3 +70,33 @@ def test_platform_alarms_notify_the_alert_topic(graph):
     assert sum(1 for a in alarms if topic in (a.inputs.get("alarmActions") or [])) >= 4
     policy = graph.named("budget-alerts-policy").inputs["policy"]
     assert "cloudwatch.amazonaws.com" in policy
+
+
+def test_a_bad_block_anywhere_fails_before_the_first_resource(tmp_path, monkeypatch):
+    import shutil
+
+    import yaml
+
+    from aistack.engine import runner
+    from aistack.errors import ConfigError
+
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path)
+    document = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    document["config"]["aistack:training"]["maxNodes"] = 0  # the 9th block of 12
+    document["config"]["aistack:gpuQuota"]["headroomPercentt"] = 10  # the last, a typo
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(document))
+
+    registered = []
+    register = runner.RecordingMonitor.RegisterResource
+
+    def counting(self, request):
+        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
+            registered.append(request.name)
+        return register(self, request)
+
+    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
+    with pytest.raises(ConfigError) as caught:
+        engine.run_project(tmp_path, stack="dev")
+    assert sorted(caught.value.fields) == ["gpuQuota.headroomPercentt", "training.maxNodes"]
+    assert registered == []
