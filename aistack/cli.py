@@ -72,8 +72,12 @@ def preview(
     directory: DirArg = Path("."),
     stack: StackOpt = "dev",
     format: Annotated[PreviewFormat, typer.Option("--format", "-f")] = PreviewFormat.text,  # noqa: A002
+    details: Annotated[
+        bool, typer.Option("--details", help="Every resource with its key settings.")
+    ] = False,
 ) -> None:
-    """Show what the stack would create, its checklist score and its monthly cost."""
+    """Show what the stack would create, its checklist score, its monthly cost and the next
+    steps (the component tree by default; every resource with --details)."""
     from aistack import cost, policy, report
 
     try:
@@ -92,22 +96,57 @@ def preview(
         f"[bold]aistack preview[/] project [cyan]{graph.project}[/] stack [cyan]{graph.stack}[/]"
         " (simulated cloud: nothing is deployed)"
     )
-    console.print(_tree(graph))
-    counts: dict[str, int] = {}
-    for resource in graph.resources:
-        counts[resource.type] = counts.get(resource.type, 0) + 1
+    console.print(_tree(graph) if details else _component_tree(graph))
+    types = {resource.type for resource in graph.resources}
     components = sum(1 for r in graph.resources if r.type.startswith("aistack:"))
     console.print(
         f"\n[bold]{len(graph.resources)}[/] resources ({components} aistack components, "
-        f"{len(counts)} types)"
+        f"{len(types)} types)" + ("" if details else "; every resource: --details")
     )
     _print_checklist_summary(findings)
     _print_cost(estimate)
     if graph.stack_outputs:
-        console.print("\n[bold]Stack outputs[/]")
+        console.print("\n[bold]Next steps[/] (stack outputs)")
         for key, value in sorted(graph.stack_outputs.items()):
             text = value if isinstance(value, str) else json.dumps(value)
-            console.print(f"  {key}: {text}", highlight=False, soft_wrap=True)
+            # Printed whole, never cut: a truncated ARN or command is worse than a long line.
+            typer.echo(f"  {key}: {text}")
+
+
+def _component_tree(graph) -> Tree:
+    """Components only, each with how many resources it holds and how many are retained."""
+    root = Tree(f"[bold]{graph.project}-{graph.stack}[/]")
+
+    def held(component) -> list:
+        found = []
+        for child in graph.children(component):
+            if not child.type.startswith("aistack:"):
+                found.append(child)
+                found.extend(held(child))
+        return found
+
+    def add(node: Tree, resources) -> None:
+        for resource in sorted(resources, key=lambda r: (r.type, r.name)):
+            if not resource.type.startswith("aistack:"):
+                continue
+            own = held(resource)
+            retained = sum(1 for r in own if r.protect or r.retain_on_delete)
+            kinds = sorted({r.type.rsplit(":", 1)[-1] for r in own})
+            shown = ", ".join(kinds[:5]) + (", ..." if len(kinds) > 5 else "")
+            label = (
+                f"[bold magenta]{resource.name}[/] "
+                f"[dim]{resource.type.removeprefix('aistack:index:')}[/]  {len(own)} resources"
+                + (f", [yellow]{retained} retained[/]" if retained else "")
+                + f"  [dim]{shown}[/]"
+            )
+            add(node.add(label, highlight=False), graph.children(resource))
+
+    add(root, graph.roots())
+    for resource in sorted(graph.roots(), key=lambda r: (r.type, r.name)):
+        # Resources a program declares itself, outside any component, listed as they are.
+        if not resource.type.startswith(("aistack:", "pulumi:providers:")):
+            root.add(f"[green]{resource.name}[/] [dim]{resource.type}[/]", highlight=False)
+    return root
 
 
 def _tree(graph) -> Tree:
@@ -133,26 +172,31 @@ def _tree(graph) -> Tree:
 
 def _print_checklist_summary(findings) -> None:
     good, total = findings.score()
-    items = findings.items()
-    failing = [item for item in items if item.state == "failing"]
+    mandatory = {id(f) for f in findings.mandatory_violations}
+    failures = [f for f in findings.violations if id(f) in mandatory]
+    advisories = [f for f in findings.violations if id(f) not in mandatory]
     console.print(
-        f"\n[bold]Checklist[/] {good}/{total} items passing or documented; {len(failing)} failing"
+        f"\n[bold]Checklist[/] {good}/{total} items passing or documented; "
+        f"{len(failures)} failing, {len(advisories)} advisory"
     )
-    for item in failing:
-        for finding in item.findings:
-            if finding.failed:
-                console.print(
-                    f"  [red]✗ {item.id}[/] {finding.rule_id} {finding.resource_name}: "
-                    f"{finding.message} [dim]Fix: {finding.fix}[/]",
-                    highlight=False,
-                )
-    others = [i.id for i in items if i.state in ("no-rule", "not-applicable")]
+    marked = [(f, "[red]✗ failing[/]") for f in failures]
+    marked += [(f, "[yellow]! advisory[/]") for f in advisories]
+    for finding, mark in marked:
+        where = finding.resource_name or "(stack)"
+        console.print(
+            f"  {mark} {finding.rule_id} {where}: {finding.message} [dim]Fix: {finding.fix}[/]",
+            highlight=False,
+        )
+    others = [i.id for i in findings.items() if i.state in ("no-rule", "not-applicable")]
     if others:
         console.print(f"  [dim]not covered by this stack: {', '.join(others)}[/]")
 
 
 def _print_cost(estimate) -> None:
-    table = Table(title="Monthly cost (USD) for the stated workload", title_justify="left")
+    assumed = " (assumed: no aistack:workload in config)" if estimate.workload_assumed else ""
+    table = Table(
+        title=f"Monthly cost (USD) for the stated workload{assumed}", title_justify="left"
+    )
     table.add_column("component")
     table.add_column("aistack", justify="right")
     table.add_column("naive baseline", justify="right")
@@ -219,18 +263,35 @@ def cost(
     if format is CostFormat.json:
         typer.echo(json.dumps(estimate.as_dict(), indent=2))
         return
-    console.print(f"Workload: {estimate.profile.model_dump()}", highlight=False)
-    table = Table("component", "resource", "aistack", "naive", "basis")
+    source = (
+        "assumed defaults: no aistack:workload in config"
+        if estimate.workload_assumed
+        else estimate.workload_source
+    )
+    console.print(f"[bold]Workload[/] ({source})", highlight=False)
+    for key, value in estimate.profile.model_dump(by_alias=True).items():
+        console.print(f"  {key}: {value:,g}", highlight=False)
+    table = Table("component / resource", "aistack", "naive", "basis")
+    by_component: dict[str, list] = {}
     for item in estimate.items:
-        table.add_row(
-            item.component,
-            item.resource,
-            f"{item.monthly_usd:,.2f}",
-            f"{item.naive_monthly_usd:,.2f}",
-            item.basis,
-        )
+        by_component.setdefault(item.component, []).append(item)
+    subtotals = estimate.by_component()
+    for component in sorted(by_component):
+        ours, naive = subtotals[component]
+        table.add_row(f"[bold]{component}[/]", f"[bold]{ours:,.2f}[/]", f"[bold]{naive:,.2f}[/]")
+        for item in by_component[component]:
+            table.add_row(
+                f"  {item.resource}",
+                f"{item.monthly_usd:,.2f}",
+                f"{item.naive_monthly_usd:,.2f}",
+                item.basis,
+            )
+    table.add_row(
+        "[bold]total[/]", f"[bold]{estimate.total:,.2f}[/]", f"[bold]{estimate.naive_total:,.2f}[/]"
+    )
     console.print(table)
-    _print_cost(estimate)
+    if estimate.total:
+        console.print(f"Naive baseline costs {estimate.ratio}x aistack's estimate.")
 
 
 @catalog_app.command("gpus")

@@ -115,3 +115,49 @@ def test_reference_preview_json_is_valid_json(monkeypatch):
     document = json.loads(result.output)
     assert len(document["resources"]) > 100
     assert document["cost"]["naive_total_usd"] > document["cost"]["total_usd"] > 0
+
+
+def test_preview_marks_advisory_findings_apart_from_failures(tiny_project):
+    result = runner.invoke(app, ["preview", str(tiny_project)])
+    summary = next(line for line in result.output.splitlines() if line.startswith("Checklist"))
+    failing = result.output.count("✗ failing")
+    advisory = result.output.count("! advisory")
+    assert failing and advisory
+    assert f"{failing} failing, {advisory} advisory" in summary
+
+
+def test_preview_shows_components_with_counts_and_details_shows_every_resource(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    short = runner.invoke(app, ["preview", "."])
+    assert short.exit_code == 0, short.output
+    assert "AwsTrainingPool  8 resources, 2 retained" in short.output
+    assert "training-compute-environment" not in short.output
+    assert "Next steps" in short.output
+    detailed = runner.invoke(app, ["preview", ".", "--details"])
+    assert "training-compute" in detailed.output
+    assert len(detailed.output.splitlines()) > 3 * len(short.output.splitlines())
+
+
+def test_next_steps_print_whole_values_never_cut(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    output = runner.invoke(app, ["preview", "."]).output
+    line = next(line for line in output.splitlines() if "submit_training_job:" in line)
+    assert line.rstrip().endswith("cut -c1-12)")
+    assert "…" not in line
+
+
+def test_cost_is_grouped_by_component_and_prints_the_workload_as_written(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    output = runner.invoke(app, ["cost", "."]).output
+    assert "Workload (aistack:workload)" in output
+    assert "trainingGpuHoursPerMonth: 400" in output
+    assert "training_gpu_hours_per_month" not in output
+    lines = output.splitlines()
+    training = next(i for i, line in enumerate(lines) if line.startswith("│ training "))
+    assert "230.37" in lines[training]  # the component's subtotal heads its resources
+    assert lines[training + 1].startswith("│   training-")
+
+
+def test_cost_of_a_stack_without_a_workload_says_it_is_assumed(tiny_project):
+    output = runner.invoke(app, ["cost", str(tiny_project)]).output
+    assert "assumed defaults: no aistack:workload in config" in output

@@ -27,6 +27,8 @@ __all__ = [
     "estimate",
     "estimator",
     "profile_from_config",
+    "workload_from_config",
+    "WORKLOAD_KEY",
 ]
 
 HOURS_PER_MONTH = 730
@@ -76,6 +78,12 @@ class LineItem:
 class CostReport:
     profile: WorkloadProfile
     items: list[LineItem]
+    #: Where the workload came from: the config key, or "assumed" (the model's defaults).
+    workload_source: str = "given"
+
+    @property
+    def workload_assumed(self) -> bool:
+        return self.workload_source == WORKLOAD_ASSUMED
 
     @property
     def total(self) -> float:
@@ -99,7 +107,8 @@ class CostReport:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "profile": self.profile.model_dump(),
+            "profile": self.profile.model_dump(by_alias=True),
+            "workload_source": self.workload_source,
             "total_usd": self.total,
             "naive_total_usd": self.naive_total,
             "ratio": self.ratio,
@@ -126,9 +135,28 @@ def estimator(*tokens: str) -> Callable[[Estimator], Estimator]:
     return register
 
 
+#: The config key holding the workload, whatever the project is called (docs/cost.md).
+WORKLOAD_KEY = "aistack:workload"
+WORKLOAD_ASSUMED = "assumed"
+
+
+def workload_from_config(graph: StackGraph) -> tuple[WorkloadProfile, str]:
+    """The stated workload and the key it came from; the defaults, labelled "assumed",
+    when the stack states none. `<project>:workload` is read too, for projects whose
+    namespace is their own."""
+    for key in dict.fromkeys((WORKLOAD_KEY, f"{graph.project}:workload")):
+        raw = graph.config.get(key)
+        if raw:
+            try:
+                data = json.loads(raw)
+            except json.JSONDecodeError:
+                data = raw
+            return WorkloadProfile.parse(data, where=key), key
+    return WorkloadProfile(), WORKLOAD_ASSUMED
+
+
 def profile_from_config(graph: StackGraph) -> WorkloadProfile:
-    raw = graph.config.get(f"{graph.project}:workload")
-    return WorkloadProfile.parse(json.loads(raw) if raw else {}, where="workload")
+    return workload_from_config(graph)[0]
 
 
 def estimate(graph: StackGraph, profile: WorkloadProfile | None = None) -> CostReport:
@@ -136,7 +164,9 @@ def estimate(graph: StackGraph, profile: WorkloadProfile | None = None) -> CostR
 
     for module in pkgutil.iter_modules(estimators.__path__):
         importlib.import_module(f"{estimators.__name__}.{module.name}")
-    profile = profile or profile_from_config(graph)
+    source = "given"
+    if profile is None:
+        profile, source = workload_from_config(graph)
     items = []
     for resource in graph.resources:
         function = _ESTIMATORS.get(resource.type)
@@ -157,4 +187,4 @@ def estimate(graph: StackGraph, profile: WorkloadProfile | None = None) -> CostR
                 basis=basis,
             )
         )
-    return CostReport(profile, items)
+    return CostReport(profile, items, source)
