@@ -6,11 +6,17 @@ RUN := $(UV) run --locked
 
 .PHONY: env preview test lint format typecheck bench check cost clean
 
-env: .venv/.aistack-synced
+env: .venv/.aistack-synced tools/checkov/.venv/.aistack-synced
 
 .venv/.aistack-synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 	$(UV) sync --locked --compile-bytecode
+	@touch $@
+
+# checkov in its own locked environment: it cannot share a resolution with pulumi
+# (tools/checkov/pyproject.toml says why). `aistack scan` finds it there.
+tools/checkov/.venv/.aistack-synced: tools/checkov/pyproject.toml tools/checkov/uv.lock
+	$(UV) sync --locked --compile-bytecode --project tools/checkov
 	@touch $@
 
 preview: env
