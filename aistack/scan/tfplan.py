@@ -32,10 +32,10 @@ from aistack.engine.graph import Resource, StackGraph
 
 __all__ = [
     "BLOCK_RENAMES",
-    "TERRAFORM_PLURAL_BLOCKS",
+    "TERRAFORM_PLURAL_NAMES",
     "TYPE_OVERRIDES",
     "PlanResource",
-    "repeatable_blocks",
+    "list_attributes",
     "terraform_address_map",
     "terraform_name",
     "terraform_type",
@@ -179,13 +179,31 @@ BLOCK_RENAMES: dict[tuple[str, str], tuple[str, str]] = {
         "Terraform's block inside filter is condition",
     ),
     ("aws_lb", "subnet_mappings"): ("subnet_mapping", "Terraform's block is subnet_mapping"),
+    # Lists of strings Pulumi pluralised too.
+    ("aws_autoscaling_group", "vpc_zone_identifiers"): (
+        "vpc_zone_identifier",
+        "Terraform's subnet list on an ASG is vpc_zone_identifier",
+    ),
+    ("aws_iam_openid_connect_provider", "client_id_lists"): (
+        "client_id_list",
+        "Terraform's attribute is client_id_list",
+    ),
+    ("aws_iam_openid_connect_provider", "thumbprint_lists"): (
+        "thumbprint_list",
+        "Terraform's attribute is thumbprint_list",
+    ),
+    ("aws_ce_anomaly_subscription", "monitor_arn_lists"): (
+        "monitor_arn_list",
+        "Terraform's attribute is monitor_arn_list",
+    ),
 }
 
-#: Repeatable blocks Terraform itself names in the plural, so no rename applies. A test
-#: walks the example stacks' plans: any other plural block name must be decided here or
-#: in BLOCK_RENAMES.
-TERRAFORM_PLURAL_BLOCKS = frozenset(
+#: List attributes and repeatable blocks Terraform itself names in the plural (or that
+#: just end in s), so no rename applies. A test walks the example stacks' plans: any other
+#: list name ending in s must be decided here or in BLOCK_RENAMES.
+TERRAFORM_PLURAL_NAMES = frozenset(
     {
+        # blocks
         "access_logs",  # aws_lb
         "block_device_mappings",  # aws_launch_template
         "cost_types",  # aws_budgets_budget
@@ -194,6 +212,24 @@ TERRAFORM_PLURAL_BLOCKS = frozenset(
         "network_interfaces",  # aws_launch_template
         "redacted_fields",  # aws_wafv2_web_acl_logging_configuration
         "tag_specifications",  # aws_launch_template
+        # lists of strings
+        "alarm_actions",  # aws_cloudwatch_metric_alarm
+        "enabled_metrics",  # aws_autoscaling_group
+        "hidden_app_types",  # aws_sagemaker_domain studio_web_portal_settings
+        "instance_types",  # aws_batch_compute_environment compute_resources
+        "log_destination_configs",  # aws_wafv2_web_acl_logging_configuration
+        "match_options",  # aws_ce_anomaly_subscription dimension
+        "ok_actions",  # aws_cloudwatch_metric_alarm
+        "platform_capabilities",  # aws_batch_job_definition
+        "route_table_ids",  # aws_vpc_endpoint
+        "security_group_ids",  # aws_batch_compute_environment compute_resources
+        "security_groups",  # aws_lb, aws_launch_template, aws_sagemaker_domain settings
+        "subnet_ids",  # aws_sagemaker_domain
+        "subnets",  # aws_lb, aws_batch_compute_environment compute_resources
+        "subscriber_email_addresses",  # aws_budgets_budget notification
+        "subscriber_sns_topic_arns",  # aws_budgets_budget notification
+        "target_group_arns",  # aws_autoscaling_group
+        "values",  # aws_budgets_budget cost_filter, aws_ce_anomaly_subscription dimension
     }
 )
 
@@ -409,8 +445,8 @@ class _Converter:
         self.planned = planned
         self.references = references
         self.top_key = ""
-        #: Pulumi paths of the repeatable (list) blocks emitted, for the renames test.
-        self.repeatable: set[str] = set()
+        #: Pulumi paths of the list attributes and blocks emitted, for the renames test.
+        self.lists: set[str] = set()
 
     def resource(self) -> tuple[dict[str, Any], dict[str, Any]]:
         resource = self.planned.resource
@@ -446,10 +482,10 @@ class _Converter:
             obj, expression = self.object(value, shape[1], path)
             return [obj], ([expression] if expression else None)
         if isinstance(shape, tuple) and shape[0] == "list" and isinstance(value, list):
+            if value:
+                self.lists.add(path)
             inner = shape[1]
             if isinstance(inner, tuple) and inner[0] == "object":
-                if any(isinstance(item, dict) for item in value):
-                    self.repeatable.add(path)
                 pairs = [
                     self.object(item, inner[1], path) if isinstance(item, dict) else (item, {})
                     for item in value
@@ -494,15 +530,16 @@ def _reference_strings(refs: Any) -> list[str]:
     return list(dict.fromkeys(strings))
 
 
-def repeatable_blocks(graph: StackGraph) -> set[tuple[str, str, str]]:
-    """(Terraform type, Pulumi path, emitted name) of every list-of-objects block."""
+def list_attributes(graph: StackGraph) -> set[tuple[str, str, str]]:
+    """(Terraform type, Pulumi path, emitted name) of every non-empty list attribute or
+    repeatable block the plan emits."""
     emitted = terraform_address_map(graph)
     references = _References(emitted)
     found: set[tuple[str, str, str]] = set()
     for planned in emitted.values():
         converter = _Converter(planned, references)
         converter.resource()
-        for path in converter.repeatable:
+        for path in converter.lists:
             parent, _, leaf = path.rpartition(".")
             renamed = BLOCK_RENAMES.get((planned.type, path))
             found.add((planned.type, path, renamed[0] if renamed else leaf))
