@@ -8,6 +8,8 @@ own locked environment (`tools/checkov`, synced by `make env`); elsewhere set
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -23,7 +25,14 @@ from aistack.errors import AistackError
 from aistack.scan.findings import Finding
 from aistack.scan.tfplan import terraform_address_map, to_terraform_plan
 
-__all__ = ["CheckovMissingError", "CheckovResult", "find_checkov", "run_checkov"]
+__all__ = [
+    "CheckovMissingError",
+    "CheckovResult",
+    "check_links",
+    "checked_types",
+    "find_checkov",
+    "run_checkov",
+]
 
 #: The repository's own checkov environment (a source checkout; absent in an installed wheel).
 REPOSITORY_CHECKOV = Path(__file__).resolve().parents[2] / "tools/checkov/.venv/bin/checkov"
@@ -108,7 +117,50 @@ def run_checkov(graph: StackGraph, *, checkov: str | None = None) -> CheckovResu
         raise CheckovFailedError(
             f"checkov exited {completed.returncode}: {completed.stderr.strip()[-2000:]}"
         )
-    return parse_report(completed.stdout, names, seconds=seconds)
+    result = parse_report(completed.stdout, names, seconds=seconds)
+    if any(not finding.guideline for finding in result.findings):
+        # With --skip-download checkov has no guideline URLs; its check list links each
+        # check's source, which says what it reads and why.
+        links = check_links(executable)
+        findings = [
+            finding
+            if finding.guideline
+            else dataclasses.replace(finding, guideline=links.get(finding.check_id, ""))
+            for finding in result.findings
+        ]
+        result = dataclasses.replace(result, findings=findings)
+    return result
+
+
+@functools.cache
+def _check_table(executable: str) -> tuple[tuple[str, str, str], ...]:
+    """(check id, Terraform entity type, link) rows of `checkov --list`'s table."""
+    listing = subprocess.run(
+        [executable, "--list", "--framework", "terraform"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    rows = []
+    for line in listing.splitlines():
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) > 7 and cells[2].startswith("CKV"):
+            rows.append((cells[2], cells[4], cells[7]))
+    return tuple(rows)
+
+
+def check_links(executable: str) -> dict[str, str]:
+    """Check id -> the link `checkov --list` gives for it (the check's source)."""
+    links: dict[str, str] = {}
+    for check_id, _, link in _check_table(executable):
+        if link.startswith("http"):
+            links.setdefault(check_id, link)
+    return links
+
+
+def checked_types(executable: str | None = None) -> set[str]:
+    """Every Terraform type some checkov check (resource or graph) is written for."""
+    return {entity for _, entity, _ in _check_table(executable or find_checkov())}
 
 
 def parse_report(stdout: str, names: dict[str, str], *, seconds: float = 0.0) -> CheckovResult:

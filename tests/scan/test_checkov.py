@@ -4,13 +4,13 @@ resource, and nothing fails that the skip list does not explain."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pulumi_aws as aws
 import pytest
 
 from aistack import engine
-from aistack.scan import SkipList, find_checkov, run_checkov, to_terraform_plan
+from aistack.scan import SkipList, run_checkov, to_terraform_plan
+from aistack.scan.checkov import checked_types
 from aistack.scan.tfplan import terraform_address_map
 
 
@@ -64,18 +64,7 @@ def test_the_ecr_encryption_false_positive_of_the_audit_is_gone(stack_scans):
 def test_every_emitted_terraform_type_is_one_checkov_knows(reference_graph, minimal_graph):
     """checkov's check list names Terraform types; a type we mistranslate matches none of
     its checks and would pass silently."""
-    listing = subprocess.run(
-        [find_checkov(), "--list", "--framework", "terraform"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    known = {
-        cells[4]
-        for line in listing.splitlines()
-        if len(cells := [cell.strip() for cell in line.split("|")]) > 4
-        and cells[4].startswith("aws_")
-    }
+    known = checked_types()
     emitted = {
         resource["type"]
         for graph in (reference_graph, minimal_graph)
