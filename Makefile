@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env preview test lint format typecheck bench check cost clean
+.PHONY: env preview test lint format typecheck bench check cost scan clean
 
 env: .venv/.aistack-synced tools/checkov/.venv/.aistack-synced
 
@@ -27,6 +27,12 @@ check: env
 
 cost: env
 	$(RUN) aistack cost .
+
+# checkov and the IAM action database over both example stacks (docs/scan.md). `make test`
+# runs the same through tests/scan/, once per session.
+scan: env
+	$(RUN) aistack scan .
+	$(RUN) aistack scan stacks/minimal-training
 
 lint: env
 	$(RUN) ruff check .
