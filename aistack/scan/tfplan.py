@@ -288,16 +288,17 @@ def _args_class(token: str) -> type | None:
     return getattr(module, f"{type_name}Args", None) if module is not None else None
 
 
-def _resolve(hint: Any, module: Any) -> Shape:
-    """Unwrap `pulumi.Input[Optional[...]]` down to scalar, map, object or list."""
+def _resolve(hint: Any, modules: tuple[Any, ...]) -> Shape:
+    """Unwrap `pulumi.Input[Optional[...]]` down to scalar, map, object or list; forward
+    references are looked up in `modules` in turn."""
     if isinstance(hint, typing.ForwardRef):
         name = hint.__forward_arg__
-        cls = getattr(module, name, None) if module is not None else None
+        cls = next((getattr(m, name) for m in modules if hasattr(m, name)), None)
         if not isinstance(cls, type) or issubclass(cls, enum.Enum):
             return SCALAR
         return ("object", cls)
     if isinstance(hint, str):
-        return _resolve(typing.ForwardRef(hint), module)
+        return _resolve(typing.ForwardRef(hint), modules)
     origin = typing.get_origin(hint)
     if origin is typing.Union:
         for arg in typing.get_args(hint):
@@ -305,13 +306,13 @@ def _resolve(hint: Any, module: Any) -> Shape:
                 continue
             if isinstance(arg, typing.ForwardRef) and arg.__forward_arg__.startswith("Output"):
                 continue
-            return _resolve(arg, module)
+            return _resolve(arg, modules)
         return SCALAR
     if origin in (collections.abc.Mapping, dict):
         return MAP
     if origin in (collections.abc.Sequence, list):
         args = typing.get_args(hint)
-        return ("list", _resolve(args[0], module) if args else SCALAR)
+        return ("list", _resolve(args[0], modules) if args else SCALAR)
     return SCALAR
 
 
@@ -329,10 +330,8 @@ def _fields(cls: type) -> dict[str, tuple[str, Shape]]:
                 continue
             hint = getattr(getter, "__annotations__", {}).get("return")
             # Nested Args classes live in the package's _inputs module; the resource module
-            # star-imports them, either module resolves the name.
-            shape = _resolve(hint, module)
-            if shape == SCALAR and isinstance(hint, typing.ForwardRef):
-                shape = _resolve(hint, package)
+            # star-imports them, so either resolves the name.
+            shape = _resolve(hint, (module, package))
             fields[pulumi_name] = (python_name, shape)
     return fields
 

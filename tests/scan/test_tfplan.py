@@ -9,6 +9,7 @@ is a real Terraform type is checked against checkov's own list in test_checkov.p
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -179,3 +180,25 @@ def test_every_plural_list_name_in_the_example_stacks_is_decided(reference_graph
         if emitted.endswith("s") and emitted not in TERRAFORM_PLURAL_NAMES
     }
     assert not undecided, "add each to BLOCK_RENAMES or TERRAFORM_PLURAL_NAMES"
+
+
+def test_every_attribute_and_block_key_is_snake_case(reference_graph, minimal_graph):
+    """Blocks are lists of objects, maps bare objects: every key outside a map must be a
+    Terraform (snake_case) name, or the SDK's shape of some input was missed."""
+
+    def keys(block: dict, path: str):
+        for key, value in block.items():
+            yield f"{path}{key}", key
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, dict):
+                        yield from keys(item, f"{path}{key}.")
+
+    bad = {
+        (resource["address"], path)
+        for graph in (reference_graph, minimal_graph)
+        for resource in to_terraform_plan(graph)["planned_values"]["root_module"]["resources"]
+        for path, key in keys(resource["values"], "")
+        if not re.fullmatch(r"[a-z0-9_]+", key)
+    }
+    assert bad == set()
