@@ -13,7 +13,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from aistack.errors import AistackError
 
@@ -79,16 +78,17 @@ def _print(result) -> None:
     )
     triage = result.triage
     if triage.failed:
-        table = Table("check", "resource", "where", "what", "guideline", title="Failed")
-        for finding in triage.failed:
-            table.add_row(
-                finding.check_id,
-                finding.resource,
-                finding.location,
-                finding.title,
-                finding.guideline,
-            )
-        console.print(table)
+        console.print("[bold]Failed[/]")
+    for finding in triage.failed:
+        # One finding per line, the guideline on its own: URLs must not be cut to fit.
+        console.print(
+            f"  [red]✗ {finding.check_id}[/] {finding.resource} [dim]({finding.location})[/]: "
+            f"{finding.title}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        if finding.guideline:
+            console.print(f"      {finding.guideline}", highlight=False, soft_wrap=True)
     if triage.pending:
         console.print(f"[yellow]{len(triage.pending)} pending[/] (fixes on their way):")
         for finding, entry in triage.pending:

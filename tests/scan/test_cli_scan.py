@@ -4,6 +4,7 @@ the reference stack clean beyond its skip list, exit 0."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -27,7 +28,8 @@ def test_scan_lists_failed_checks_with_guideline_and_exits_1(tmp_path):
     result = runner.invoke(app, ["scan", str(project)])
     assert result.exit_code == 1, result.output
     assert "CKV_AWS_145" in result.output and "raw" in result.output
-    assert "github.com/bridgecrewio/checkov" in result.output  # where the check is written
+    # Where the check is written, whole (not cut to fit a table column).
+    assert re.search(r"https://github\.com/bridgecrewio/checkov/\S+\.(py|json)\n", result.output)
 
 
 def test_scan_json_without_checkov_reports_a_made_up_iam_action(tmp_path):
