@@ -33,6 +33,14 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'aistack.scan' has no attribute {name!r}")
+    # The same lazy exports as aistack.aws.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'aistack.scan' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
