@@ -204,100 +204,104 @@ def _is_federation_key(key: str) -> bool:
     return "." in prefix or prefix in ("saml", "accounts.google.com", "graph.facebook.com")
 
 
-def check_document(document: PolicyDocument) -> list[Finding]:
-    findings: list[Finding] = []
+@dataclass
+class _Statement:
+    """A statement's Action entries resolved against the database."""
 
-    def report(check: str, statement: int, message: str) -> None:
-        findings.append(
-            Finding(
-                tool="iam",
-                check_id=check,
-                resource=document.resource,
-                location=f"{document.resource}: {document.path or 'inputs'} Statement[{statement}]",
-                title=message,
-                guideline=_GUIDE,
-            )
-        )
+    raw: dict[str, Any]
+    #: Named actions of `Action` (not NotAction).
+    explicit: list[_Action]
+    #: Wildcard entries of `Action` with the actions they cover.
+    wildcards: list[tuple[str, list[_Action]]]
+    unknown: list[str]
 
-    for index, statement in enumerate(_as_list(document.document.get("Statement"))):
-        if not isinstance(statement, dict):
-            continue
-        explicit: list[_Action] = []
-        wildcards: list[tuple[str, list[_Action]]] = []
-        for entry in _as_list(statement.get("Action")) + _as_list(statement.get("NotAction")):
+
+def _resolve_statement(statement: dict[str, Any]) -> _Statement:
+    explicit: list[_Action] = []
+    wildcards: list[tuple[str, list[_Action]]] = []
+    unknown: list[str] = []
+    for field_name in ("Action", "NotAction"):
+        for entry in _as_list(statement.get(field_name)):
             if not isinstance(entry, str) or entry == "*":
                 continue
             actions = _expand(entry)
             if not actions:
-                report(UNKNOWN_ACTION, index, f"{entry} names no action in the IAM database")
+                unknown.append(entry)
+            elif field_name == "NotAction":
+                continue  # exists; what a NotAction excludes takes no conditions
             elif any(char in entry for char in "*?"):
                 wildcards.append((entry, actions))
             else:
                 explicit.extend(actions)
-        actions_in_statement = _as_list(statement.get("Action"))
+    return _Statement(statement, explicit, wildcards, unknown)
 
-        # Condition keys apply to the statement's Action list (not NotAction).
-        for operator, block in (statement.get("Condition") or {}).items():
-            if not isinstance(block, dict):
-                continue
-            for key in block:
-                if key.lower().startswith("aws:"):
-                    continue
-                if _is_federation_key(key):
-                    if any(
-                        str(a).lower().startswith("sts:assumerolewith")
-                        for a in actions_in_statement
-                    ):
-                        continue
-                    report(
-                        CONDITION_KEY,
-                        index,
-                        f"{key} ({operator}) is an identity "
-                        "provider's key on a statement that assumes no role with it",
-                    )
-                    continue
-                for action in explicit:
-                    if action.full_name.lower() in (
-                        str(a).lower() for a in actions_in_statement
-                    ) and not action.supports(key):
-                        report(
-                            CONDITION_KEY,
-                            index,
-                            f"{key} ({operator}) does not apply to {action.full_name}",
-                        )
-                for pattern, covered in wildcards:
-                    if pattern in actions_in_statement and not any(
-                        a.supports(key) for a in covered
-                    ):
-                        report(
-                            CONDITION_KEY,
-                            index,
-                            f"{key} ({operator}) applies to no action of {pattern}",
-                        )
 
-        identity = "Principal" not in statement and "NotPrincipal" not in statement
-        resources = _as_list(statement.get("Resource"))
-        if identity and statement.get("Effect") == "Allow" and "*" in resources:
-            if _narrowed_by_resource_tag(statement):
+def _condition_problems(statement: _Statement) -> Iterator[str]:
+    names = [str(a).lower() for a in _as_list(statement.raw.get("Action"))]
+    for operator, block in (statement.raw.get("Condition") or {}).items():
+        if not isinstance(block, dict):
+            continue
+        for key in block:
+            if key.lower().startswith("aws:"):
                 continue
-            for action in explicit:
-                if action.resource_level:
-                    report(
-                        STAR_RESOURCE,
-                        index,
-                        f"{action.full_name} supports resource-level "
-                        'permissions but is allowed on "*"',
+            if _is_federation_key(key):
+                if not any(name.startswith("sts:assumerolewith") for name in names):
+                    yield (
+                        f"{key} ({operator}) is an identity provider's key on a statement "
+                        "that assumes no role with it"
                     )
-            for pattern, covered in wildcards:
-                if all(a.resource_level for a in covered):
-                    report(
-                        STAR_RESOURCE,
-                        index,
-                        f"{pattern} covers only actions with "
-                        'resource-level permissions but is allowed on "*"',
-                    )
-            if "*" in _as_list(statement.get("Action")):
-                report(STAR_RESOURCE, index, 'every action is allowed on "*"')
+                continue
+            for action in statement.explicit:
+                if not action.supports(key):
+                    yield f"{key} ({operator}) does not apply to {action.full_name}"
+            for pattern, covered in statement.wildcards:
+                if not any(action.supports(key) for action in covered):
+                    yield f"{key} ({operator}) applies to no action of {pattern}"
+
+
+def _star_resource_problems(statement: _Statement) -> Iterator[str]:
+    raw = statement.raw
+    identity = "Principal" not in raw and "NotPrincipal" not in raw
+    if not identity or raw.get("Effect") != "Allow" or "*" not in _as_list(raw.get("Resource")):
+        return
+    if _narrowed_by_resource_tag(raw):
+        return
+    for action in statement.explicit:
+        if action.resource_level:
+            yield f'{action.full_name} supports resource-level permissions but is allowed on "*"'
+    for pattern, covered in statement.wildcards:
+        if all(action.resource_level for action in covered):
+            yield f'{pattern} covers only resource-level actions but is allowed on "*"'
+    if "*" in _as_list(raw.get("Action")):
+        yield 'every action is allowed on "*"'
+
+
+def check_document(document: PolicyDocument) -> list[Finding]:
+    """The findings on one policy document, statement by statement."""
+    findings: list[Finding] = []
+    for index, raw in enumerate(_as_list(document.document.get("Statement"))):
+        if not isinstance(raw, dict):
+            continue
+        statement = _resolve_statement(raw)
+        problems = [
+            *(
+                (UNKNOWN_ACTION, f"{entry} names no action in the IAM database")
+                for entry in statement.unknown
+            ),
+            *((CONDITION_KEY, message) for message in _condition_problems(statement)),
+            *((STAR_RESOURCE, message) for message in _star_resource_problems(statement)),
+        ]
+        for check, message in problems:
+            findings.append(
+                Finding(
+                    tool="iam",
+                    check_id=check,
+                    resource=document.resource,
+                    location=f"{document.resource}: {document.path or 'inputs'} Statement[{index}]",
+                    title=message,
+                    guideline=_GUIDE,
+                )
+            )
     return findings
 
 
