@@ -4,13 +4,22 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env nginx preview test lint format typecheck bench check cost clean
+.PHONY: env scan-env nginx preview test lint format typecheck bench check cost scan clean
 
 env: .venv/.aistack-synced
+
+# Only what scans need: `make preview` does not pay for checkov's install.
+scan-env: env tools/checkov/.venv/.aistack-synced
 
 .venv/.aistack-synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 	$(UV) sync --locked --compile-bytecode
+	@touch $@
+
+# checkov in its own locked environment: it cannot share a resolution with pulumi
+# (tools/checkov/pyproject.toml says why). `aistack scan` finds it there.
+tools/checkov/.venv/.aistack-synced: tools/checkov/pyproject.toml tools/checkov/uv.lock
+	$(UV) sync --locked --compile-bytecode --project tools/checkov
 	@touch $@
 
 preview: env
@@ -21,6 +30,12 @@ check: env
 
 cost: env
 	$(RUN) aistack cost .
+
+# checkov and the IAM action database over both example stacks (docs/scan.md). `make test`
+# runs the same through tests/scan/, once per session.
+scan: scan-env
+	$(RUN) aistack scan .
+	$(RUN) aistack scan stacks/minimal-training
 
 lint: env
 	$(RUN) ruff check .
@@ -47,7 +62,7 @@ nginx:
 	    exit 2; \
 	  fi; }
 
-test: lint nginx
+test: lint nginx scan-env
 	$(RUN) pytest -n auto
 
 bench: env
@@ -56,4 +71,4 @@ bench: env
 	$(RUN) python benchmarks/gateway_bench.py
 
 clean:
-	rm -rf .venv .ruff_cache .pytest_cache
+	rm -rf .venv tools/checkov/.venv .ruff_cache .pytest_cache

@@ -352,5 +352,10 @@ def catalog_regions(
     console.print(f"Chosen: [bold]{choice.region}[/] ({choice.instance_type.name})")
 
 
+from aistack.scan.cli import scan_command  # noqa: E402 - the scan lives in its own module
+
+app.command("scan")(scan_command)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()

@@ -1,0 +1,46 @@
+"""External validators over a recorded stack: checkov on the stack as a Terraform plan, and
+every AWS IAM policy document against an IAM action database.
+
+`aistack scan` runs both and fails on anything the skip list (`skips.yaml`) does not
+explain; tests run them over the example stacks (docs/scan.md). Names are imported on first
+use, so `aistack --help` does not load the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "CheckovMissingError": "aistack.scan.checkov",
+    "CheckovResult": "aistack.scan.checkov",
+    "find_checkov": "aistack.scan.checkov",
+    "run_checkov": "aistack.scan.checkov",
+    "DEFAULT_SKIPS": "aistack.scan.findings",
+    "Finding": "aistack.scan.findings",
+    "SkipEntry": "aistack.scan.findings",
+    "SkipList": "aistack.scan.findings",
+    "Triage": "aistack.scan.findings",
+    "check_graph": "aistack.scan.iam",
+    "policy_documents": "aistack.scan.iam",
+    "ScanResult": "aistack.scan.runner",
+    "scan": "aistack.scan.runner",
+    "terraform_type": "aistack.scan.tfplan",
+    "to_terraform_plan": "aistack.scan.tfplan",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # The same lazy exports as aistack.aws.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'aistack.scan' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

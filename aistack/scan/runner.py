@@ -1,0 +1,86 @@
+"""Both validators over one stack, triaged by the skip list: what `aistack scan` prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aistack.engine.graph import StackGraph
+from aistack.scan import iam
+from aistack.scan.checkov import CheckovResult, run_checkov
+from aistack.scan.findings import DEFAULT_SKIPS, Finding, SkipList, Triage
+
+__all__ = ["ScanResult", "scan"]
+
+
+@dataclass
+class ScanResult:
+    project: str
+    stack: str
+    checkov: CheckovResult | None
+    iam_documents: int
+    iam_findings: list[Finding]
+    triage: Triage = field(default_factory=Triage)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return (self.checkov.findings if self.checkov else []) + self.iam_findings
+
+    @property
+    def ok(self) -> bool:
+        """No finding beyond the skip list (pending entries included)."""
+        return not self.triage.failed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "stack": self.stack,
+            "ok": self.ok,
+            "checkov": (
+                {
+                    "version": self.checkov.version,
+                    "resources": self.checkov.resource_count,
+                    "passed": self.checkov.passed,
+                    "failed": len(self.checkov.findings),
+                }
+                if self.checkov
+                else None
+            ),
+            "iam": {
+                "database": iam.database_version(),
+                "documents": self.iam_documents,
+                "failed": len(self.iam_findings),
+            },
+            **self.triage.as_dict(),
+        }
+
+
+def scan(
+    graph: StackGraph,
+    *,
+    skips: SkipList | Path | str | None = DEFAULT_SKIPS,
+    checkov: bool = True,
+    checkov_executable: str | None = None,
+) -> ScanResult:
+    """checkov over the stack as a Terraform plan, and the IAM check of every policy document,
+    split by the skip list (None: nothing skipped)."""
+    skip_list = (
+        skips
+        if isinstance(skips, SkipList)
+        else SkipList.load(skips)
+        if skips is not None
+        else SkipList(())
+    )
+    checkov_result = run_checkov(graph, checkov=checkov_executable) if checkov else None
+    documents = iam.policy_documents(graph)
+    iam_findings = iam.check_graph(graph)
+    result = ScanResult(
+        project=graph.project,
+        stack=graph.stack,
+        checkov=checkov_result,
+        iam_documents=len(documents),
+        iam_findings=iam_findings,
+    )
+    result.triage = skip_list.triage(result.findings)
+    return result

@@ -1,0 +1,82 @@
+"""checkov over the example stacks as Terraform plans: it can fail, it judged every
+resource, and nothing fails that the skip list does not explain."""
+
+from __future__ import annotations
+
+import json
+
+import pulumi_aws as aws
+import pytest
+
+from aistack import engine
+from aistack.scan import SkipList, run_checkov, to_terraform_plan
+from aistack.scan.checkov import checked_types
+from aistack.scan.tfplan import terraform_address_map
+
+
+def test_checkov_reports_an_unencrypted_bucket_and_a_hop_limit_of_two():
+    def program():
+        aws.s3.Bucket("plain")
+        aws.ec2.LaunchTemplate(
+            "open-imds",
+            image_id="ami-12345678",
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_tokens="required", http_put_response_hop_limit=2
+            ),
+        )
+
+    result = run_checkov(engine.run(program, config={"aws:region": "us-east-1"}))
+    failed = {(f.check_id, f.resource) for f in result.findings}
+    # CKV_AWS_145: S3 bucket not encrypted with KMS; CKV_AWS_341: IMDS hop limit above 1.
+    assert {("CKV_AWS_145", "plain"), ("CKV_AWS_341", "open-imds")} <= failed
+    assert result.resource_count == 2
+    # A bucket and a template with nothing else: the default skip list explains none of it.
+    assert SkipList.load().triage(result.findings).failed
+
+
+@pytest.mark.parametrize("stack", ["reference", "minimal-training"])
+def test_checkov_judged_every_resource_of_the_example_stack(
+    stack, stack_scans, reference_graph, minimal_graph
+):
+    graph = reference_graph if stack == "reference" else minimal_graph
+    summary = stack_scans[stack].summary["checkov"]
+    assert summary["resources"] == len(terraform_address_map(graph))
+    assert summary["passed"] > 50
+
+
+@pytest.mark.parametrize("stack", ["reference", "minimal-training"])
+def test_the_example_stack_has_no_finding_the_skip_list_does_not_explain(stack, stack_scans):
+    triage = SkipList.load().triage(stack_scans[stack].findings)
+    assert not triage.failed, [f"{f.check_id} {f.location}: {f.title}" for f in triage.failed]
+
+
+def test_every_skip_and_pending_entry_still_matches_a_finding(stack_scans):
+    """A pending entry whose defect is fixed (or a renamed resource) must be deleted."""
+    findings = [finding for scan in stack_scans.values() for finding in scan.findings]
+    assert SkipList.load().stale(findings) == []
+
+
+def test_the_ecr_encryption_false_positive_of_the_audit_is_gone(stack_scans):
+    ecr = [f for f in stack_scans["reference"].findings if f.check_id == "CKV_AWS_136"]
+    assert ecr == []
+
+
+def test_every_emitted_terraform_type_is_one_checkov_knows(reference_graph, minimal_graph):
+    """checkov's check list names Terraform types; a type we mistranslate matches none of
+    its checks and would pass silently."""
+    known = checked_types()
+    emitted = {
+        resource["type"]
+        for graph in (reference_graph, minimal_graph)
+        for resource in to_terraform_plan(graph)["planned_values"]["root_module"]["resources"]
+    }
+    assert emitted - known == set()
+
+
+def test_the_plan_is_valid_json_terraform_show_format(reference_graph):
+    plan = json.loads(json.dumps(to_terraform_plan(reference_graph)))
+    assert plan["format_version"].startswith("1.")
+    for resource in plan["planned_values"]["root_module"]["resources"]:
+        assert resource["mode"] == "managed"
+        assert resource["address"] == f"{resource['type']}.{resource['name']}"
+        assert resource["provider_name"] == "registry.terraform.io/hashicorp/aws"
