@@ -460,6 +460,7 @@ class TrainingPool(pulumi.ComponentResource):
             security_group_id=network.security_group_id("training")
             if args.scheduler == "asg"
             else None,
+            batch_host=args.scheduler == "batch",
         )
 
     # ---- batch ---------------------------------------------------------------------------

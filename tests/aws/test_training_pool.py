@@ -180,6 +180,29 @@ def test_asg_nodes_have_no_public_ip_and_may_remove_only_themselves(run, governa
     assert statement["Resource"] == group.outputs["arn"]
 
 
+def test_an_asg_node_that_shuts_itself_down_is_terminated_not_stopped(run, governance):
+    # EC2 User Guide, "Change the instance initiated shutdown behavior": an EBS-backed
+    # instance that runs `shutdown` is *stopped* unless the launch sets "terminate". A
+    # stopped node keeps billing for its EBS root and its group replaces it as unhealthy,
+    # so the watchdog's last-resort `shutdown -h now` would not end the spending.
+    graph = run(lambda: _platform(governance, scheduler="asg"))
+    template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert template.inputs["instanceInitiatedShutdownBehavior"] == "terminate"
+    # Containers on auto scaling nodes use the instance role, over one bridge hop.
+    assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 2
+
+
+def test_batch_hosts_keep_the_metadata_service_to_the_host(batch_graph):
+    # Batch job containers get their job role's credentials from the ECS agent at
+    # 169.254.170.2 (ECS developer guide, "Amazon ECS task IAM role":
+    # AWS_CONTAINER_CREDENTIALS_RELATIVE_URI), not from IMDS; one hop keeps IMDS (and the
+    # instance role) to the host's own processes for bridge-networked containers
+    # (checkov CKV_AWS_341). Batch owns the instance's life: no shutdown behaviour set.
+    template = _one(batch_graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    assert "instanceInitiatedShutdownBehavior" not in template.inputs
+
+
 def test_asg_idle_alarm_scales_the_group_to_zero(run, governance):
     graph = run(lambda: _platform(governance, scheduler="asg"))
     policy = graph.named("train-scale-to-zero")
