@@ -32,7 +32,12 @@ from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.images import require_digest
-from aistack.node import NodeBootstrapConfig, render_user_data
+from aistack.node import (
+    CHECKPOINT_SIGNAL_ENV,
+    REQUEUE_EXIT_CODE,
+    NodeBootstrapConfig,
+    render_user_data,
+)
 
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
@@ -121,6 +126,15 @@ class JobSpec(AistackModel):
     )
     retry_attempts: int = Field(
         3, ge=1, le=10, description="Attempts when the host is reclaimed (T2); app errors exit."
+    )
+    checkpoint_on_interruption: bool = Field(
+        False,
+        description="The trainer handles SIGUSR1 by writing a checkpoint and exiting 138 "
+        "(128 + SIGUSR1), and wants it on a Spot interruption notice: the job then carries "
+        f"{CHECKPOINT_SIGNAL_ENV}=USR1, the host's spot watch sends it the signal, and Batch "
+        "retries the job on exit 138 (T1, T2). Off (default): the trainer is never "
+        "signalled, since SIGUSR1's default action would end it; the host still flushes "
+        "the checkpoint directory and a reclaimed job is still retried.",
     )
     environment: dict[str, str] = Field(
         default_factory=dict, description="Extra environment for every job (no secrets)."
@@ -529,6 +543,12 @@ class TrainingPool(pulumi.ComponentResource):
                     aws.batch.JobDefinitionRetryStrategyEvaluateOnExitArgs(
                         on_status_reason="Host EC2*", action="RETRY"
                     ),
+                    # Ended by the spot watch's SIGUSR1 (128 + 10), or checkpointed on it
+                    # and exited so to be requeued: a reclaim, not an application error.
+                    # Before the catch-all, which would otherwise fail the job for good.
+                    aws.batch.JobDefinitionRetryStrategyEvaluateOnExitArgs(
+                        on_exit_code=str(REQUEUE_EXIT_CODE), action="RETRY"
+                    ),
                     # Anything else is the application's error: retrying burns GPU hours.
                     aws.batch.JobDefinitionRetryStrategyEvaluateOnExitArgs(
                         on_reason="*", action="EXIT"
@@ -570,6 +590,10 @@ class TrainingPool(pulumi.ComponentResource):
         }
         if args.tracker_uri:
             environment["AISTACK_TRACKER_URI"] = args.tracker_uri
+        if args.job.checkpoint_on_interruption:
+            # Batch job containers carry no docker labels of their own: the spot watch
+            # reads this variable from the container instead (aistack/node spot-watch.sh).
+            environment[CHECKPOINT_SIGNAL_ENV] = "USR1"
         # Batch substitutes Ref::name only in `command`, and only whole elements: a small
         # sh prologue turns the per-run parameters into environment variables, refuses
         # to start a run without them (E3, E4), and places the run under its own prefix.

@@ -78,10 +78,42 @@ def test_job_definition_has_timeout_and_retries_only_reclaimed_hosts(batch_graph
     assert job.inputs["timeout"] == {"attemptDurationSeconds": 720 * 60}
     strategy = job.inputs["retryStrategy"]
     assert strategy["attempts"] == 3
+    # Batch applies the first matching evaluateOnExit (Batch API reference, RetryStrategy:
+    # "evaluated in order"), so every RETRY must precede the catch-all EXIT.
     assert strategy["evaluateOnExits"] == [
         {"onStatusReason": "Host EC2*", "action": "RETRY"},
+        {"onExitCode": "138", "action": "RETRY"},
         {"onReason": "*", "action": "EXIT"},
     ]
+
+
+def test_a_job_the_spot_watch_signalled_is_retried_not_failed(batch_graph):
+    # SIGUSR1's default action is Term (signal(7)); a container ended by it exits
+    # 128 + 10 = 138, and a trainer that checkpoints on it exits 138 to be requeued. Batch
+    # reports "Essential container in task exited", which "Host EC2*" does not match, so
+    # without a rule for 138 the catch-all failed a resumable run for good.
+    job = _one(batch_graph, "aws:batch/jobDefinition:JobDefinition")
+    rules = job.inputs["retryStrategy"]["evaluateOnExits"]
+    first_match = next(
+        rule for rule in rules if rule.get("onExitCode") == "138" or rule.get("onReason") == "*"
+    )
+    assert first_match["action"] == "RETRY"
+
+
+def test_jobs_are_signalled_only_when_the_trainer_opts_in(run, governance):
+    container = json.loads(
+        _one(run(lambda: _platform(governance)), "aws:batch/jobDefinition:JobDefinition").inputs[
+            "containerProperties"
+        ]
+    )
+    names = {e["name"] for e in container["environment"]}
+    assert "AISTACK_CHECKPOINT_SIGNAL" not in names
+    graph = run(lambda: _platform(governance, job={"checkpointOnInterruption": True}))
+    container = json.loads(
+        _one(graph, "aws:batch/jobDefinition:JobDefinition").inputs["containerProperties"]
+    )
+    env = {e["name"]: e["value"] for e in container["environment"]}
+    assert env["AISTACK_CHECKPOINT_SIGNAL"] == "USR1"
 
 
 def test_job_runs_the_pinned_image_with_gpus_cache_logs_and_run_environment(batch_graph):
