@@ -34,6 +34,7 @@ from aistack.errors import ConfigError, Problems
 from aistack.images import require_digest
 from aistack.node import (
     CHECKPOINT_SIGNAL_ENV,
+    ECS_AL2023_HOST_PACKAGES,
     REQUEUE_EXIT_CODE,
     NodeBootstrapConfig,
     render_user_data,
@@ -434,6 +435,8 @@ class TrainingPool(pulumi.ComponentResource):
                 checkpoint_uri=checkpoint_uri,
                 log_group=log_group,
                 metrics_namespace=self.metrics_namespace,
+                # The ECS-optimised AL2023 AMI has no aws CLI, CloudWatch agent or mdadm.
+                host_packages=ECS_AL2023_HOST_PACKAGES if args.scheduler == "batch" else (),
             )
             ecs = (
                 {

@@ -41,6 +41,7 @@ __all__ = [
     "CHECKPOINT_SIGNAL_ENV",
     "CHECKPOINT_SIGNAL_LABEL",
     "DEFAULT_METRICS_NAMESPACE",
+    "ECS_AL2023_HOST_PACKAGES",
     "FILES",
     "GPU_METRICS",
     "NodeBootstrapConfig",
@@ -78,6 +79,11 @@ GPU_METRICS: tuple[str, ...] = (
     "nvidia_smi_power_draw",
 )
 
+#: What the ECS-optimised AL2023 AMI lacks of the commands the node scripts use (aws,
+#: amazon-cloudwatch-agent-ctl, mdadm), by AL2023 package name. That AMI is al2023-ami-minimal
+#: plus a short list (aws/amazon-ecs-ami, variables.pkr.hcl packages_al2023).
+ECS_AL2023_HOST_PACKAGES: tuple[str, ...] = ("awscli-2", "amazon-cloudwatch-agent", "mdadm")
+
 _LOG_DIR = "/var/log/aistack"
 #: The label (or, as an environment variable, AISTACK_CHECKPOINT_SIGNAL) with which a
 #: container asks the spot watch for a signal; its value names the signal.
@@ -96,6 +102,7 @@ _LOG_GROUP = re.compile(r"[A-Za-z0-9._/#-]{1,512}")
 _NAMESPACE = re.compile(r"[A-Za-z0-9._/#:-]{1,255}")
 _LABEL = re.compile(r"[A-Za-z0-9._/-]{1,255}")
 _PROCESS = re.compile(r"[A-Za-z0-9._+-]{1,15}")
+_PACKAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 
 
 def _check(pattern: re.Pattern[str], value: str, what: str, fix: str) -> str:
@@ -206,6 +213,14 @@ class NodeBootstrapConfig(AistackModel):
     spot_poll_seconds: int = Field(
         5, ge=1, le=60, description="Seconds between metadata polls for spot notices."
     )
+    host_packages: tuple[str, ...] = Field(
+        (),
+        description="Packages bootstrap.sh installs with dnf (or apt-get) when the aws CLI, "
+        "mdadm or the CloudWatch agent is missing from the image; the aws CLI is required, "
+        "so a node still without it fails its boot. Default none: the Deep Learning AMI has "
+        "the CLI. The ECS-optimised AL2023 AMI needs "
+        f"{' '.join(ECS_AL2023_HOST_PACKAGES)!r}.",
+    )
     log_group: str = Field(
         description="CloudWatch log group that receives the aistack and cloud-init logs "
         "(T6); the GPU metrics go alongside (T3)."
@@ -295,6 +310,13 @@ class NodeBootstrapConfig(AistackModel):
             _PROCESS, value, "a process name", "use the name `pgrep -x` sees (<= 15 chars)."
         )
 
+    @field_validator("host_packages")
+    @classmethod
+    def _package_names(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        for value in values:
+            _check(_PACKAGE, value, "a package name", "use the name dnf or apt-get installs.")
+        return values
+
     @field_validator("idle_process_names")
     @classmethod
     def _process_names(cls, values: tuple[str, ...]) -> tuple[str, ...]:
@@ -343,6 +365,7 @@ class NodeBootstrapConfig(AistackModel):
             "AISTACK_TRAINER_PROCESS_NAME": self.trainer_process_name,
             "AISTACK_SPOT_ACT_ON_REBALANCE": int(self.act_on_rebalance),
             "AISTACK_SPOT_POLL_SECONDS": self.spot_poll_seconds,
+            "AISTACK_HOST_PACKAGES": " ".join(self.host_packages) or None,
             "AISTACK_LOG_GROUP": self.log_group,
             "AISTACK_METRICS_NAMESPACE": self.metrics_namespace,
         }

@@ -73,6 +73,23 @@ def test_batch_user_data_is_mime_multipart_with_spot_draining_and_the_bootstrap(
     assert "AISTACK_SCHEDULER=batch" in user_data
 
 
+def test_batch_hosts_install_the_aws_cli_agent_and_mdadm_the_ecs_ami_lacks(batch_graph):
+    # The ECS-optimised AL2023 AMI is al2023-ami-minimal plus packages_al2023 =
+    # "amazon-efs-utils amazon-ssm-agent amazon-ec2-net-utils acpid iproute-tc
+    # ec2-instance-connect" (aws/amazon-ecs-ami variables.pkr.hcl): the node scripts' aws,
+    # amazon-cloudwatch-agent-ctl and mdadm are not on it. bootstrap.sh installs these
+    # before the cache and the sync (tests/node/test_bootstrap.py runs that under stubs).
+    template = _one(batch_graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    user_data = base64.b64decode(template.inputs["userData"]).decode()
+    assert "AISTACK_HOST_PACKAGES='awscli-2 amazon-cloudwatch-agent mdadm'" in user_data
+
+
+def test_asg_nodes_on_the_deep_learning_ami_install_nothing(run, governance):
+    graph = run(lambda: _platform(governance, scheduler="asg"))
+    template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert "AISTACK_HOST_PACKAGES" not in base64.b64decode(template.inputs["userData"]).decode()
+
+
 def test_job_definition_has_timeout_and_retries_only_reclaimed_hosts(batch_graph):
     job = _one(batch_graph, "aws:batch/jobDefinition:JobDefinition")
     assert job.inputs["timeout"] == {"attemptDurationSeconds": 720 * 60}

@@ -169,6 +169,18 @@ class Node:
         if name in DEFAULT_STUBS:
             (self.stubs / f"{name}.missing").touch()
 
+    def hide(self, *names: str) -> None:
+        """Take `names` off PATH altogether, so even `command -v` does not find them."""
+        path = self.root / "path"
+        path.mkdir(exist_ok=True)
+        for entry in self.shared_bin.iterdir():
+            if entry.name not in names and not (path / entry.name).exists():
+                (path / entry.name).symlink_to(entry)
+        for name in names:
+            (path / name).unlink(missing_ok=True)
+            (self.bin / name).unlink(missing_ok=True)
+        self.env["PATH"] = f"{self.bin}:{path}"
+
     def answer(self, name: str, out: str | None = None, rc: int | None = None) -> None:
         """What stub `name` prints and its exit status from now on."""
         for suffix, value in ((".out", out), (".rc", rc)):
