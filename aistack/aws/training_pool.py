@@ -253,8 +253,13 @@ class TrainingPool(pulumi.ComponentResource):
         self.node_shape = largest
         tags = tags_for(args.governance, workload="training", **{"aistack:pool": name})
         self.tags = tags
+        # The instance role runs the node (ECS agent, CloudWatch agent, the host's dataset
+        # sync and checkpoint flush); on Batch the job runs as its own role, trusted only by
+        # ecs-tasks, so user code never holds the instance role's managed policies.
         role = identity.role("training")
         instance_profile = identity.instance_profile("training")
+        job_role = identity.role("training-job") if args.scheduler == "batch" else None
+        self.job_role = job_role
         self.dataset_version = args.dataset_version or (
             dataset.args.dataset.version if dataset.args.dataset else "unset"
         )
@@ -272,11 +277,15 @@ class TrainingPool(pulumi.ComponentResource):
         self.metrics_namespace = f"aistack/{stack_id()}/{name}"
 
         # Least privilege on data: read the pinned dataset, write checkpoints (D2 checked).
+        # The node syncs the dataset and flushes checkpoints on a Spot notice; a Batch job
+        # does both itself too, with its own role.
         dataset_prefix = args.dataset_prefix.strip("/")
         self.dataset_grant = dataset.grant_read(role, prefix=dataset_prefix, name=f"{name}-pool")
         self.checkpoint_grant = checkpoints.grant_write(
             role, prefix=args.checkpoint_prefix, name=f"{name}-pool"
         )
+        # The node's CloudWatch agent: logs to this pool's group, metrics in its namespace
+        # only (in place of CloudWatchAgentServerPolicy's logs:* and metrics on everything).
         self.logs_grant = aws.iam.RolePolicy(
             f"{name}-logs-write",
             role=role.id,
@@ -286,10 +295,40 @@ class TrainingPool(pulumi.ComponentResource):
                     "Effect": "Allow",
                     "Action": list(_perms.LOGS_WRITE),
                     "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
-                }
+                },
+                {
+                    "Sid": "PublishNodeMetrics",
+                    "Effect": "Allow",
+                    "Action": "cloudwatch:PutMetricData",
+                    # PutMetricData has no resource-level permissions ("*" is required);
+                    # the condition confines it to this pool's namespace.
+                    "Resource": "*",
+                    "Condition": {"StringEquals": {"cloudwatch:namespace": self.metrics_namespace}},
+                },
             ),
             opts=child_opts(self),
         )
+        self.job_dataset_grant = self.job_checkpoint_grant = self.job_logs_grant = None
+        if job_role is not None:
+            self.job_dataset_grant = dataset.grant_read(
+                job_role, prefix=dataset_prefix, name=f"{name}-job"
+            )
+            self.job_checkpoint_grant = checkpoints.grant_write(
+                job_role, prefix=args.checkpoint_prefix, name=f"{name}-job"
+            )
+            self.job_logs_grant = aws.iam.RolePolicy(
+                f"{name}-job-logs-write",
+                role=job_role.id,
+                policy=policy_output(
+                    {
+                        "Sid": "WriteOwnPoolLogs",
+                        "Effect": "Allow",
+                        "Action": list(_perms.LOGS_WRITE),
+                        "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
+                    }
+                ),
+                opts=child_opts(self),
+            )
 
         self.image_id = self._resolve_image(args)
         self.dataset_uri = dataset.bucket_name.apply(
@@ -305,8 +344,8 @@ class TrainingPool(pulumi.ComponentResource):
         self.job_definition: aws.batch.JobDefinition | None = None
         self.group: aws.autoscaling.Group | None = None
         self.job_queue_arn = self.job_definition_arn = self.auto_scaling_group_name = None
-        if args.scheduler == "batch":
-            self._batch(name, args, network, instance_profile, role)
+        if job_role is not None:
+            self._batch(name, args, network, instance_profile, job_role)
         else:
             self._asg(name, args, network, role)
         self.starvation_alarm = self._starvation_alarm(name, args)
@@ -445,6 +484,11 @@ class TrainingPool(pulumi.ComponentResource):
                     "ECS_ENABLE_SPOT_INSTANCE_DRAINING": "true",
                     "ECS_CONTAINER_STOP_TIMEOUT": f"{args.stop_timeout_seconds}s",
                     "ECS_ENABLE_GPU_SUPPORT": "true",
+                    # Batch jobs on EC2 use host networking (Batch user guide, "Networking
+                    # modes for AWS Batch jobs"); the agent vends their job role there only
+                    # with this (ECS developer guide, task IAM roles). Explicit, not assumed.
+                    "ECS_ENABLE_TASK_IAM_ROLE": "true",
+                    "ECS_ENABLE_TASK_IAM_ROLE_NETWORK_HOST": "true",
                 }
                 if args.scheduler == "batch"
                 else None

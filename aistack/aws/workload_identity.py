@@ -4,9 +4,14 @@ Training instances, inference hosts, notebooks, Batch containers, Kubernetes pod
 deploy pipeline each get a role that only the service running them can assume, and so get
 short-lived credentials from that service. No IAM user, access key or password is created,
 and the roles start with nothing but the few AWS-managed policies a GPU node needs to be
-reachable without SSH (Session Manager), to ship its logs and metrics (CloudWatch agent) and,
-for Batch, to join its ECS cluster. Everything else is granted deliberately by the
-components that own the data (e.g. `DatasetBucket.grant_read(identity.role("training"))`).
+reachable without SSH (Session Manager) and, for Batch, to join its ECS cluster, plus a small
+inline policy for the CloudWatch agent. Everything else is granted deliberately by the
+components that own the data, the log groups and the metric namespaces (e.g.
+`DatasetBucket.grant_read(identity.role("training"))`).
+
+An AWS Batch job runs as its own role (`training-job`, trusted only by ecs-tasks), never as
+the instance role: the instance role carries the ECS and SSM managed policies (every ECR
+repository, every SSM parameter), which user training code must not hold.
 
 Kubernetes workloads get roles trusted through EKS Pod Identity or IRSA, and CI gets a role
 trusted through GitHub Actions OIDC, pinned to one repository's branches and environments.
@@ -31,6 +36,7 @@ __all__ = [
     "DEFAULT_WORKLOADS",
     "GithubOidc",
     "KubernetesServiceAccount",
+    "CLOUDWATCH_AGENT_ACTIONS",
     "MANAGED_POLICIES",
     "Workload",
     "WorkloadIdentity",
@@ -59,12 +65,19 @@ Service = Literal["ec2.amazonaws.com", "ecs-tasks.amazonaws.com", "sagemaker.ama
 SOURCE_ACCOUNT_SERVICES = frozenset({ECS_TASKS, SAGEMAKER})
 
 #: Every AWS-managed policy this component can attach, by the switch that attaches it. Each is
-#: scoped to running the node, not to data; docs/components/workload-identity.md says why.
+#: scoped to running the node, not to data, and goes on instance roles only;
+#: docs/components/workload-identity.md says why. CloudWatchAgentServerPolicy is not among
+#: them: it allows logs:PutRetentionPolicy and logs:CreateLogGroup on every log group, so a
+#: job could shorten the retention of the audit logs. The agent gets CLOUDWATCH_AGENT_ACTIONS
+#: instead, and the component that owns a log group grants writing to it.
 MANAGED_POLICIES: dict[str, str] = {
     "ssm": "AmazonSSMManagedInstanceCore",
-    "cloudwatch-agent": "CloudWatchAgentServerPolicy",
     "ecs-instance": "service-role/AmazonEC2ContainerServiceforEC2Role",
 }
+#: What the CloudWatch agent itself needs beyond the log group and namespace it writes to:
+#: reading the instance's tags for the AutoScalingGroupName dimension (append_dimensions).
+#: ec2:DescribeTags supports no resource-level permissions, so its resource is "*".
+CLOUDWATCH_AGENT_ACTIONS = ("ec2:DescribeTags",)
 
 #: AWS accepts 1 to 12 hours for a role's maximum session.
 MIN_SESSION_SECONDS = 3600
@@ -107,7 +120,8 @@ class Workload(AistackModel):
     services: tuple[Service, ...] = Field(
         description="Service principals that may assume the role: ec2.amazonaws.com "
         "(instances, including Batch compute environments; gets an instance profile), "
-        "ecs-tasks.amazonaws.com (Batch job containers), sagemaker.amazonaws.com (notebooks).",
+        "ecs-tasks.amazonaws.com (Batch job containers), sagemaker.amazonaws.com (notebooks). "
+        "Not ec2 and ecs-tasks together: a job would run with the instance role.",
     )
     session_manager: bool = Field(
         True,
@@ -116,14 +130,16 @@ class Workload(AistackModel):
     )
     cloudwatch_agent: bool = Field(
         True,
-        description="EC2-trusted roles only: attach CloudWatchAgentServerPolicy so the node "
-        "agent ships logs (T6) and GPU metrics. Default on.",
+        description="EC2-trusted roles only: an inline policy with what the node's CloudWatch "
+        "agent needs beyond its log group and namespace (ec2:DescribeTags, for the "
+        "AutoScalingGroupName dimension). Writing logs and metrics is granted by the "
+        "component that owns the group and namespace (T3, T6). Default on.",
     )
-    batch_instance_role: bool | None = Field(
-        None,
+    batch_instance_role: bool = Field(
+        False,
         description="EC2-trusted roles only: attach AmazonEC2ContainerServiceforEC2Role, which "
-        "AWS Batch instances need to join their ECS cluster. Default: on when the role trusts "
-        "both EC2 and ecs-tasks (a Batch workload), off otherwise.",
+        "AWS Batch instances need to join their ECS cluster. Default off; on for the default "
+        "'training' workload.",
     )
     sagemaker_studio: bool = Field(
         True,
@@ -159,23 +175,15 @@ class Workload(AistackModel):
         """Keys into MANAGED_POLICIES this workload's role gets (EC2-trusted roles only)."""
         if not self.trusts_ec2:
             return []
-        batch = (
-            self.batch_instance_role
-            if self.batch_instance_role is not None
-            else ECS_TASKS in self.services
-        )
-        wanted = {
-            "ssm": self.session_manager,
-            "cloudwatch-agent": self.cloudwatch_agent,
-            "ecs-instance": batch,
-        }
+        wanted = {"ssm": self.session_manager, "ecs-instance": self.batch_instance_role}
         return [key for key, on in wanted.items() if on]
 
 
-#: Training runs on EC2 (ASG or Batch instances) and in Batch containers; inference on EC2;
-#: notebooks on SageMaker.
+#: Training runs on EC2 (ASG nodes and Batch hosts: the instance role) and in Batch job
+#: containers (`training-job`, its own role); inference on EC2; notebooks on SageMaker.
 DEFAULT_WORKLOADS: tuple[Workload, ...] = (
-    Workload(name="training", services=(EC2, ECS_TASKS)),
+    Workload(name="training", services=(EC2,), batch_instance_role=True),
+    Workload(name="training-job", services=(ECS_TASKS,)),
     Workload(name="inference", services=(EC2,)),
     Workload(name="notebook", services=(SAGEMAKER,)),
 )
@@ -317,8 +325,9 @@ class WorkloadIdentityArgs(AistackModel):
     )
     workloads: tuple[Workload, ...] = Field(
         DEFAULT_WORKLOADS,
-        description="The roles to create, one per workload. Default: training (EC2 + "
-        "ecs-tasks), inference (EC2), notebook (SageMaker).",
+        description="The roles to create, one per workload. Default: training (EC2: ASG "
+        "nodes and Batch hosts), training-job (ecs-tasks: Batch job containers), inference "
+        "(EC2), notebook (SageMaker).",
     )
     kubernetes_service_accounts: tuple[KubernetesServiceAccount, ...] = Field(
         (),
@@ -418,6 +427,15 @@ class WorkloadIdentityArgs(AistackModel):
                     at("workloads", i, "services"),
                     "a service is listed twice.",
                     "list each service principal once.",
+                )
+            if spec.trusts_ec2 and ECS_TASKS in spec.services:
+                problems.add(
+                    at("workloads", i, "services"),
+                    f"one role trusted by both {EC2} and {ECS_TASKS} makes a Batch job run "
+                    "with the instance role and its ECS and SSM managed policies (every ECR "
+                    "repository, every SSM parameter).",
+                    f"make two workloads: one trusted by {EC2} (the instance role, e.g. "
+                    f"'training') and one by {ECS_TASKS} (the job role, e.g. 'training-job').",
                 )
             if not spec.trusts_ec2:
                 for field, alias in (
@@ -843,6 +861,22 @@ class WorkloadIdentity(pulumi.ComponentResource):
                 )
                 for key in workload.managed_policies()
             ]
+            if workload.trusts_ec2 and workload.cloudwatch_agent:
+                self.policy_attachments[workload.name].append(
+                    aws.iam.RolePolicy(
+                        f"{name}-{workload.name}-cloudwatch-agent",
+                        role=role.id,
+                        policy=policy_output(
+                            {
+                                "Sid": "AgentReadsInstanceTags",
+                                "Effect": "Allow",
+                                "Action": list(CLOUDWATCH_AGENT_ACTIONS),
+                                "Resource": "*",
+                            }
+                        ),
+                        opts=here,
+                    )
+                )
             if SAGEMAKER in workload.services and workload.sagemaker_studio:
                 self.policy_attachments[workload.name].append(
                     aws.iam.RolePolicy(

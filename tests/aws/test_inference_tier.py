@@ -146,7 +146,11 @@ def test_nodes_use_only_the_inference_subnets_and_security_group_without_public_
 def test_the_inference_role_reads_only_the_models_prefix_and_nothing_on_training_data(graph):
     role = graph.named("id-inference")
     policies = [p for p in graph.of_type(ROLE_POLICY) if p.inputs["role"] == role.id]
-    assert sorted(p.name for p in policies) == ["models-read-serve", "serve-node"]
+    assert sorted(p.name for p in policies) == [
+        "id-inference-cloudwatch-agent",  # ec2:DescribeTags only (WorkloadIdentity)
+        "models-read-serve",
+        "serve-node",
+    ]
     grant = policy_of(graph.named("models-read-serve"))
     models_arn = graph.named("models-bucket").outputs["arn"]
     objects = next(s for s in grant["Statement"] if s["Sid"] == "Objects")
