@@ -43,6 +43,7 @@ __all__ = [
     "WorkloadIdentityArgs",
     "eks_pod_identity_trust",
     "irsa_trust",
+    "studio_execution_policy",
 ]
 
 TOKEN = "aistack:index:AwsWorkloadIdentity"
@@ -140,12 +141,6 @@ class Workload(AistackModel):
         description="EC2-trusted roles only: attach AmazonEC2ContainerServiceforEC2Role, which "
         "AWS Batch instances need to join their ECS cluster. Default off; on for the default "
         "'training' workload.",
-    )
-    sagemaker_studio: bool = Field(
-        True,
-        description="SageMaker-trusted roles only: let the notebook user's execution role "
-        "create, run and delete its own Studio spaces and apps in this account. Without it "
-        "a Studio user can open the domain but launch nothing. Default on.",
     )
     allow_unconditioned_trust: bool = Field(
         False,
@@ -753,40 +748,116 @@ def _service_statements(
 # ---- component -------------------------------------------------------------------------------
 
 
-def _studio_policy(partition: Any, account_id: Any) -> pulumi.Output[str]:
-    """What a Studio user's execution role needs to work in its own spaces and apps."""
+def studio_execution_policy(
+    partition: pulumi.Input[str],
+    account_id: pulumi.Input[str],
+    region: str,
+    domain_id: pulumi.Input[str],
+    instance_types: Sequence[str],
+) -> pulumi.Output[str]:
+    """What a Studio domain's execution role needs: each user's own spaces and apps, in one
+    domain of one region, on the allowed instance types only.
 
-    def arn(kind: str) -> pulumi.Output[str]:
-        return pulumi.Output.concat("arn:", partition, ":sagemaker:*:", account_id, f":{kind}/*")
+    Follows the SageMaker developer guide's policy for private spaces ("Give your users
+    access to private spaces"), pinned further: every ARN names `region` and `domain_id`
+    (`space/<domain>/*`, `app/<domain>/*`), never `*`; a private space and its apps are
+    managed only by their owner, `user-profile/<domain>/${aws:SourceIdentity}` (the domain
+    sets the user profile name as the execution role's source identity,
+    ExecutionRoleIdentityConfig USER_PROFILE_NAME); CreateApp takes only `instance_types`
+    (`sagemaker:InstanceTypes`); ListTags is limited to this domain's resources. Only
+    ListSpaces and ListApps, which support no resource-level permissions, take `*`.
+    `aws.Notebook` attaches it to its execution role.
+    """
 
+    def arn(*resource: pulumi.Input[str]) -> pulumi.Output[str]:
+        return pulumi.Output.concat(
+            "arn:", partition, ":sagemaker:", region, ":", account_id, ":", *resource
+        )
+
+    spaces = arn("space/", domain_id, "/*")
+    apps = arn("app/", domain_id, "/*")
+    profiles = arn("user-profile/", domain_id, "/*")
+    # IAM substitutes the policy variable at request time; "$" is not a Pulumi placeholder.
+    own_profile = arn("user-profile/", domain_id, "/${aws:SourceIdentity}")
+    in_domain = [arn("domain/", domain_id), profiles, spaces, apps]
+    instance_types_allowed = {
+        "ForAllValues:StringEquals": {"sagemaker:InstanceTypes": list(instance_types)}
+    }
     return policy_output(
         {
-            "Sid": "OwnSpacesAndApps",
+            "Sid": "DescribeThisDomain",
             "Effect": "Allow",
             "Action": [
-                "sagemaker:CreateSpace",
-                "sagemaker:UpdateSpace",
-                "sagemaker:DeleteSpace",
+                "sagemaker:DescribeDomain",
+                "sagemaker:DescribeUserProfile",
                 "sagemaker:DescribeSpace",
-                "sagemaker:CreateApp",
-                "sagemaker:DeleteApp",
                 "sagemaker:DescribeApp",
-                "sagemaker:AddTags",
+                "sagemaker:ListTags",
             ],
-            "Resource": [arn("space"), arn("app")],
-        },
-        {
-            "Sid": "DescribeDomainAndProfile",
-            "Effect": "Allow",
-            "Action": ["sagemaker:DescribeDomain", "sagemaker:DescribeUserProfile"],
-            "Resource": [arn("domain"), arn("user-profile")],
+            "Resource": in_domain,
         },
         {
             "Sid": "ListForTheStudioUi",
             "Effect": "Allow",
-            # List calls support no resource-level permissions: AWS requires "*".
-            "Action": ["sagemaker:ListSpaces", "sagemaker:ListApps", "sagemaker:ListTags"],
+            # ListSpaces and ListApps support no resource-level permissions: AWS requires "*".
+            "Action": ["sagemaker:ListSpaces", "sagemaker:ListApps"],
             "Resource": "*",
+        },
+        {
+            "Sid": "OwnSpaces",
+            "Effect": "Allow",
+            "Action": ["sagemaker:CreateSpace", "sagemaker:UpdateSpace", "sagemaker:DeleteSpace"],
+            "Resource": spaces,
+            "Condition": {
+                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
+                "StringEquals": {"sagemaker:SpaceSharingType": ["Private", "Shared"]},
+            },
+        },
+        {
+            "Sid": "AppsInOwnPrivateSpaces",
+            "Effect": "Allow",
+            "Action": "sagemaker:CreateApp",
+            "Resource": apps,
+            "Condition": {
+                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
+                "StringEquals": {"sagemaker:SpaceSharingType": "Private"},
+                **instance_types_allowed,
+            },
+        },
+        {
+            "Sid": "StopAppsInOwnPrivateSpaces",
+            "Effect": "Allow",
+            "Action": "sagemaker:DeleteApp",
+            "Resource": apps,
+            "Condition": {
+                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
+                "StringEquals": {"sagemaker:SpaceSharingType": "Private"},
+            },
+        },
+        {
+            "Sid": "AppsInSharedSpaces",
+            "Effect": "Allow",
+            "Action": "sagemaker:CreateApp",
+            "Resource": apps,
+            "Condition": {
+                "Null": {"sagemaker:OwnerUserProfileArn": "true"},
+                **instance_types_allowed,
+            },
+        },
+        {
+            "Sid": "StopAppsInSharedSpaces",
+            "Effect": "Allow",
+            "Action": "sagemaker:DeleteApp",
+            "Resource": apps,
+            "Condition": {"Null": {"sagemaker:OwnerUserProfileArn": "true"}},
+        },
+        {
+            "Sid": "TagWhatStudioCreates",
+            "Effect": "Allow",
+            # Studio tags every space and app it creates; without this CreateSpace fails.
+            "Action": "sagemaker:AddTags",
+            "Resource": [spaces, apps],
+            "Condition": {"Null": {"sagemaker:TaggingAction": "false"}},
         },
     )
 
@@ -874,15 +945,6 @@ class WorkloadIdentity(pulumi.ComponentResource):
                                 "Resource": "*",
                             }
                         ),
-                        opts=here,
-                    )
-                )
-            if SAGEMAKER in workload.services and workload.sagemaker_studio:
-                self.policy_attachments[workload.name].append(
-                    aws.iam.RolePolicy(
-                        f"{name}-{workload.name}-studio",
-                        role=role.id,
-                        policy=_studio_policy(partition, account_id),
                         opts=here,
                     )
                 )

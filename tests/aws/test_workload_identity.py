@@ -144,12 +144,11 @@ def test_attached_policies_are_exactly_the_documented_narrow_ones(run, governanc
     }
     assert not any(broad_managed_policy(arn) for _, arn in attached)
     assert not any(broad_managed_policy(aws_managed + p) for p in MANAGED_POLICIES.values())
-    # No customer policies; the inline ones are the agent's tag lookup and the notebook's
-    # own Studio work: data, log and metric access is granted by their owners.
+    # No customer policies; the only inline ones are the agent's tag lookup: data, log,
+    # metric and Studio access is granted by their owners (aws.Notebook for Studio).
     assert graph.of_type("aws:iam/policy:Policy") == []
     assert sorted(p.name for p in graph.of_type("aws:iam/rolePolicy:RolePolicy")) == [
         "ids-inference-cloudwatch-agent",
-        "ids-notebook-studio",
         "ids-training-cloudwatch-agent",
     ]
     agent = json.loads(graph.named("ids-training-cloudwatch-agent").inputs["policy"])
@@ -566,16 +565,8 @@ def test_lookups_return_the_workloads_resources_and_refuse_unknown_ones(run, gov
     assert "not trusted by ec2.amazonaws.com" in str(notebook)
 
 
-def test_notebook_role_may_run_its_own_studio_spaces_and_apps_only(run, governance):
-    import json
-
+def test_the_notebook_role_gets_its_studio_permissions_from_its_domain_not_here(run, governance):
+    # Studio permissions name one domain and region (aws.Notebook attaches them, pinned to
+    # its domain id): an identity created before the domain could only say "*".
     graph = run(lambda: aistack_aws.WorkloadIdentity("id", {"governance": governance}))
-    policy = json.loads(graph.named("id-notebook-studio").inputs["policy"])
-    statements = {s["Sid"]: s for s in policy["Statement"]}
-    assert "sagemaker:CreateApp" in statements["OwnSpacesAndApps"]["Action"]
-    assert all(r.endswith(("space/*", "app/*")) for r in statements["OwnSpacesAndApps"]["Resource"])
-    assert statements["ListForTheStudioUi"]["Resource"] == "*"
-    assert all(a.startswith("sagemaker:List") for a in statements["ListForTheStudioUi"]["Action"])
-    assert graph.named("id-notebook-studio").inputs["role"] == graph.named("id-notebook").id
-    names = {r.name for r in graph.resources}
-    assert "id-training-studio" not in names and "id-inference-studio" not in names
+    assert not [r for r in graph.resources if r.name.endswith("-studio")]

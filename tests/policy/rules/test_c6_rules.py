@@ -110,7 +110,6 @@ def test_c6_02_bucket_grant_to_a_workload_role_complies(verdicts):
     assert verdicts("AIS-C6-02", program) == {
         "ckpt-write-training": "compliant",
         "scoped": "compliant",
-        "ids-notebook-studio": "compliant",
         # ec2:DescribeTags on "*": the action has no resource-level permissions.
         "ids-training-cloudwatch-agent": "compliant",
         "ids-inference-cloudwatch-agent": "compliant",
