@@ -276,61 +276,22 @@ class TrainingPool(pulumi.ComponentResource):
         self.log_group_name = self.log_group.name
         self.metrics_namespace = f"aistack/{stack_id()}/{name}"
 
-        # Least privilege on data: read the pinned dataset, write checkpoints (D2 checked).
-        # The node syncs the dataset and flushes checkpoints on a Spot notice; a Batch job
-        # does both itself too, with its own role.
-        dataset_prefix = args.dataset_prefix.strip("/")
-        self.dataset_grant = dataset.grant_read(role, prefix=dataset_prefix, name=f"{name}-pool")
-        self.checkpoint_grant = checkpoints.grant_write(
-            role, prefix=args.checkpoint_prefix, name=f"{name}-pool"
-        )
-        # The node's CloudWatch agent: logs to this pool's group, metrics in its namespace
-        # only (in place of CloudWatchAgentServerPolicy's logs:* and metrics on everything).
-        self.logs_grant = aws.iam.RolePolicy(
-            f"{name}-logs-write",
-            role=role.id,
-            policy=policy_output(
-                {
-                    "Sid": "ShipLogs",
-                    "Effect": "Allow",
-                    "Action": list(_perms.LOGS_WRITE),
-                    "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
-                },
-                {
-                    "Sid": "PublishNodeMetrics",
-                    "Effect": "Allow",
-                    "Action": "cloudwatch:PutMetricData",
-                    # PutMetricData has no resource-level permissions ("*" is required);
-                    # the condition confines it to this pool's namespace.
-                    "Resource": "*",
-                    "Condition": {"StringEquals": {"cloudwatch:namespace": self.metrics_namespace}},
-                },
-            ),
-            opts=child_opts(self),
+        # Least privilege on data: read the pinned dataset, write checkpoints (D2 checked),
+        # write this pool's logs. The node syncs the dataset and flushes checkpoints on a Spot
+        # notice; its CloudWatch agent also publishes metrics, in this pool's namespace only
+        # (in place of CloudWatchAgentServerPolicy's logs and metrics on everything). A Batch
+        # job reads and writes the same data itself, with its own role.
+        self.dataset_grant, self.checkpoint_grant, self.logs_grant = self._grants(
+            role, "pool", dataset, checkpoints, metrics=True
         )
         self.job_dataset_grant = self.job_checkpoint_grant = self.job_logs_grant = None
         if job_role is not None:
-            self.job_dataset_grant = dataset.grant_read(
-                job_role, prefix=dataset_prefix, name=f"{name}-job"
-            )
-            self.job_checkpoint_grant = checkpoints.grant_write(
-                job_role, prefix=args.checkpoint_prefix, name=f"{name}-job"
-            )
-            self.job_logs_grant = aws.iam.RolePolicy(
-                f"{name}-job-logs-write",
-                role=job_role.id,
-                policy=policy_output(
-                    {
-                        "Sid": "WriteOwnPoolLogs",
-                        "Effect": "Allow",
-                        "Action": list(_perms.LOGS_WRITE),
-                        "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
-                    }
-                ),
-                opts=child_opts(self),
+            self.job_dataset_grant, self.job_checkpoint_grant, self.job_logs_grant = self._grants(
+                job_role, "job", dataset, checkpoints, metrics=False
             )
 
         self.image_id = self._resolve_image(args)
+        dataset_prefix = args.dataset_prefix.strip("/")
         self.dataset_uri = dataset.bucket_name.apply(
             lambda bucket: f"s3://{bucket}/{dataset_prefix}".rstrip("/")
         )
@@ -451,6 +412,51 @@ class TrainingPool(pulumi.ComponentResource):
                 market=self.args.market,
             )
         ]
+
+    def _grants(
+        self,
+        role: Any,
+        holder: str,
+        dataset: DatasetBucket,
+        checkpoints: DatasetBucket,
+        *,
+        metrics: bool,
+    ) -> tuple[Any, Any, aws.iam.RolePolicy]:
+        """`role` reads the dataset, writes checkpoints and this pool's logs (and metrics)."""
+        args, name = self.args, self._name
+        statements: list[dict[str, Any]] = [
+            {
+                "Sid": "WritePoolLogs",
+                "Effect": "Allow",
+                "Action": list(_perms.LOGS_WRITE),
+                "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
+            }
+        ]
+        if metrics:
+            statements.append(
+                {
+                    "Sid": "PublishNodeMetrics",
+                    "Effect": "Allow",
+                    "Action": "cloudwatch:PutMetricData",
+                    # PutMetricData has no resource-level permissions ("*" is required);
+                    # the condition confines it to this pool's namespace.
+                    "Resource": "*",
+                    "Condition": {"StringEquals": {"cloudwatch:namespace": self.metrics_namespace}},
+                }
+            )
+        suffix = "" if holder == "pool" else f"-{holder}"
+        return (
+            dataset.grant_read(
+                role, prefix=args.dataset_prefix.strip("/"), name=f"{name}-{holder}"
+            ),
+            checkpoints.grant_write(role, prefix=args.checkpoint_prefix, name=f"{name}-{holder}"),
+            aws.iam.RolePolicy(
+                f"{name}{suffix}-logs-write",
+                role=role.id,
+                policy=policy_output(*statements),
+                opts=child_opts(self),
+            ),
+        )
 
     def _resolve_image(self, args: TrainingPoolArgs) -> pulumi.Output[str]:
         if args.machine_image.ami_id:

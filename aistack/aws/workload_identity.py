@@ -783,6 +783,32 @@ def studio_execution_policy(
     instance_types_allowed = {
         "ForAllValues:StringEquals": {"sagemaker:InstanceTypes": list(instance_types)}
     }
+    # Apps in a private space are its owner's; apps in a shared space (no owner) anyone's in
+    # the domain. Starting one takes an allowed instance type; stopping one does not.
+    app_statements: list[dict[str, Any]] = []
+    for where, ownership in (
+        (
+            "InOwnPrivateSpaces",
+            {
+                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
+                "StringEquals": {"sagemaker:SpaceSharingType": "Private"},
+            },
+        ),
+        ("InSharedSpaces", {"Null": {"sagemaker:OwnerUserProfileArn": "true"}}),
+    ):
+        for sid, action, extra in (
+            (f"Apps{where}", "sagemaker:CreateApp", instance_types_allowed),
+            (f"StopApps{where}", "sagemaker:DeleteApp", {}),
+        ):
+            app_statements.append(
+                {
+                    "Sid": sid,
+                    "Effect": "Allow",
+                    "Action": action,
+                    "Resource": apps,
+                    "Condition": {**ownership, **extra},
+                }
+            )
     return policy_output(
         {
             "Sid": "DescribeThisDomain",
@@ -813,44 +839,7 @@ def studio_execution_policy(
                 "StringEquals": {"sagemaker:SpaceSharingType": ["Private", "Shared"]},
             },
         },
-        {
-            "Sid": "AppsInOwnPrivateSpaces",
-            "Effect": "Allow",
-            "Action": "sagemaker:CreateApp",
-            "Resource": apps,
-            "Condition": {
-                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
-                "StringEquals": {"sagemaker:SpaceSharingType": "Private"},
-                **instance_types_allowed,
-            },
-        },
-        {
-            "Sid": "StopAppsInOwnPrivateSpaces",
-            "Effect": "Allow",
-            "Action": "sagemaker:DeleteApp",
-            "Resource": apps,
-            "Condition": {
-                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
-                "StringEquals": {"sagemaker:SpaceSharingType": "Private"},
-            },
-        },
-        {
-            "Sid": "AppsInSharedSpaces",
-            "Effect": "Allow",
-            "Action": "sagemaker:CreateApp",
-            "Resource": apps,
-            "Condition": {
-                "Null": {"sagemaker:OwnerUserProfileArn": "true"},
-                **instance_types_allowed,
-            },
-        },
-        {
-            "Sid": "StopAppsInSharedSpaces",
-            "Effect": "Allow",
-            "Action": "sagemaker:DeleteApp",
-            "Resource": apps,
-            "Condition": {"Null": {"sagemaker:OwnerUserProfileArn": "true"}},
-        },
+        *app_statements,
         {
             "Sid": "TagWhatStudioCreates",
             "Effect": "Allow",
