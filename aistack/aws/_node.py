@@ -1,7 +1,9 @@
 """What every GPU node aistack launches shares: the catalog check and the launch template.
 
 One place decides the node's security posture: IMDSv2 required, an encrypted gp3 root,
-no public IP, the workload's instance profile, tags on the instance and its volumes.
+no public IP, the workload's instance profile, tags on the instance and its volumes, and
+how far the metadata service reaches (one hop on AWS Batch hosts, two on auto scaling
+nodes, whose containers use the instance role).
 """
 
 from __future__ import annotations
@@ -54,12 +56,20 @@ def gpu_launch_template(
     template_tags: dict[str, str] | None = None,
     security_group_id: pulumi.Input[str] | None = None,
     instance_type: str | None = None,
+    batch_host: bool = False,
 ) -> aws.ec2.LaunchTemplate:
     """A launch template for GPU nodes in private subnets.
 
     With `security_group_id` the template carries the network interface (no public IP,
     that group); without it the caller sets subnets and groups itself, as AWS Batch
     does, where an interface in the template would conflict with the compute environment.
+
+    `batch_host`: the template is for an AWS Batch compute environment. Its job containers
+    get their role's credentials from the ECS agent (169.254.170.2), never from the
+    instance metadata service, so the metadata response hop limit is 1; and Batch owns the
+    instance's life, so no shutdown behaviour is set. Otherwise (auto scaling nodes) the
+    hop limit is 2, because the containers there (the trainer, the model server) use the
+    instance role, and a shutdown from inside the instance terminates it.
     """
     network_interfaces: Any = None
     if security_group_id is not None:
@@ -80,9 +90,10 @@ def gpu_launch_template(
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled",
             http_tokens="required",
-            # Two hops: processes in containers on the node reach the metadata service
-            # too (spot notices, metrics).
-            http_put_response_hop_limit=2,
+            # Two hops on auto scaling nodes: processes in bridge-networked containers
+            # reach the metadata service too (instance-role credentials, spot notices,
+            # metrics). One on Batch hosts: the host's own scripts are all that need it.
+            http_put_response_hop_limit=1 if batch_host else 2,
             instance_metadata_tags="disabled",
         ),
         block_device_mappings=[
@@ -97,6 +108,12 @@ def gpu_launch_template(
             )
         ],
         network_interfaces=network_interfaces,
+        # EC2 stops an EBS-backed instance that shuts itself down unless told otherwise
+        # (EC2 User Guide, "Change the instance initiated shutdown behavior": the default
+        # is stop). A stopped node keeps its EBS billing and its group replaces it as
+        # unhealthy, so a node's last-resort `shutdown -h now` (lib.sh terminate_node)
+        # must terminate it. Batch-managed instances are Batch's to end.
+        instance_initiated_shutdown_behavior=None if batch_host else "terminate",
         user_data=user_data,
         tag_specifications=[
             aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=instance_tags)

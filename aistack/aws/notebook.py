@@ -25,11 +25,13 @@ from pydantic import AfterValidator, Field, field_validator
 
 from aistack.aws._base import child_opts, stack_id, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
+from aistack.aws.workload_identity import studio_execution_policy
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
 
 __all__ = [
     "DEFAULT_INSTANCE_TYPE",
+    "DEFAULT_INSTANCE_TYPES",
     "Notebook",
     "NotebookArgs",
     "TOKEN",
@@ -41,6 +43,8 @@ WORKLOAD = "notebook"
 #: The cheapest general-purpose Studio instance: enough to edit code, read data samples and
 #: submit training jobs. GPUs are chosen per space by the user when the work needs one.
 DEFAULT_INSTANCE_TYPE = "ml.t3.medium"
+#: What users may start apps on unless configured otherwise: small CPU types and one GPU.
+DEFAULT_INSTANCE_TYPES = ("ml.t3.medium", "ml.t3.large", "ml.m5.xlarge", "ml.g5.xlarge")
 #: SageMaker refuses idle timeouts and bounds below an hour (API IdleSettings: 60-525600).
 MIN_IDLE_MINUTES = 60
 #: A day: anything longer is not an idle timeout but a way to leave notebooks on.
@@ -150,6 +154,21 @@ class NotebookArgs(AistackModel):
         description="Instance a new JupyterLab or Code Editor space starts on. Default "
         "ml.t3.medium (about $0.05/hour); users pick a GPU per space when the work needs one.",
     )
+    instance_types: tuple[Annotated[str, Field(pattern=_INSTANCE_TYPE)], ...] = Field(
+        DEFAULT_INSTANCE_TYPES,
+        min_length=1,
+        description="The instance types users may start apps on: the execution role's "
+        "CreateApp is conditioned on sagemaker:InstanceTypes. Must include "
+        "default_instance_type. Default: ml.t3.medium, ml.t3.large, ml.m5.xlarge and one "
+        "single-GPU type, ml.g5.xlarge; add larger GPUs deliberately.",
+    )
+    grant_studio_permissions: bool = Field(
+        True,
+        description="Attach to the execution role what Studio users need in this domain "
+        "(aws.workload_identity.studio_execution_policy): their own spaces and apps, on "
+        "instance_types only. Off: the role's owner grants it; without it a user can open "
+        "the domain but launch nothing.",
+    )
     allow_gpu_default_instance: bool = Field(
         False,
         description="Allow a GPU or accelerator type as default_instance_type. Off: every "
@@ -223,6 +242,13 @@ class NotebookArgs(AistackModel):
                 "start on it and bill accelerator hours for editing and reading.",
                 f"keep the default {DEFAULT_INSTANCE_TYPE} and let users pick a GPU per space, "
                 "or set allowGpuDefaultInstance: true.",
+            )
+        if self.default_instance_type not in self.instance_types:
+            problems.add(
+                at("defaultInstanceType"),
+                f"{self.default_instance_type} is not in instanceTypes: no user could start "
+                "the default space.",
+                "add it to instanceTypes, or choose a default from them.",
             )
         self._wiring_problems(problems, at)
         return problems
@@ -369,6 +395,10 @@ class Notebook(pulumi.ComponentResource):
             default_user_settings=self._user_settings(),
             default_space_settings=self._space_settings(),
             domain_settings=aws.sagemaker.DomainDomainSettingsArgs(
+                # The user profile name becomes the execution role session's source
+                # identity: the Studio policy matches owners against it, and CloudTrail
+                # shows which user acted.
+                execution_role_identity_config="USER_PROFILE_NAME",
                 docker_settings=aws.sagemaker.DomainDomainSettingsDockerSettingsArgs(
                     enable_docker_access="ENABLED" if args.allow_docker_access else "DISABLED",
                 ),
@@ -394,6 +424,25 @@ class Notebook(pulumi.ComponentResource):
                 user_profile_name=user,
                 region=args.region,
                 tags=tags_for(governance, workload=WORKLOAD, **{"aistack:notebook-user": user}),
+                opts=child_opts(self),
+            )
+
+        self.studio_access: aws.iam.RolePolicy | None = None
+        if args.grant_studio_permissions:
+            invoke = pulumi.InvokeOptions(parent=self)
+            self.studio_access = aws.iam.RolePolicy(
+                f"{name}-studio-access",
+                # An IAM role's name is the last part of its ARN (after any path).
+                role=pulumi.Output.from_input(args.execution_role_arn).apply(
+                    lambda arn: str(arn).rsplit("/", 1)[-1]
+                ),
+                policy=studio_execution_policy(
+                    aws.get_partition_output(opts=invoke).partition,
+                    aws.get_caller_identity_output(opts=invoke).account_id,
+                    args.region,
+                    self.domain.id,
+                    args.instance_types,
+                ),
                 opts=child_opts(self),
             )
 

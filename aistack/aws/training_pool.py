@@ -32,7 +32,13 @@ from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.images import require_digest
-from aistack.node import NodeBootstrapConfig, render_user_data
+from aistack.node import (
+    CHECKPOINT_SIGNAL_ENV,
+    ECS_AL2023_HOST_PACKAGES,
+    REQUEUE_EXIT_CODE,
+    NodeBootstrapConfig,
+    render_user_data,
+)
 
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
@@ -121,6 +127,15 @@ class JobSpec(AistackModel):
     )
     retry_attempts: int = Field(
         3, ge=1, le=10, description="Attempts when the host is reclaimed (T2); app errors exit."
+    )
+    checkpoint_on_interruption: bool = Field(
+        False,
+        description="The trainer handles SIGUSR1 by writing a checkpoint and exiting 138 "
+        "(128 + SIGUSR1), and wants it on a Spot interruption notice: the job then carries "
+        f"{CHECKPOINT_SIGNAL_ENV}=USR1, the host's spot watch sends it the signal, and Batch "
+        "retries the job on exit 138 (T1, T2). Off (default): the trainer is never "
+        "signalled, since SIGUSR1's default action would end it; the host still flushes "
+        "the checkpoint directory and a reclaimed job is still retried.",
     )
     environment: dict[str, str] = Field(
         default_factory=dict, description="Extra environment for every job (no secrets)."
@@ -296,8 +311,13 @@ class TrainingPool(pulumi.ComponentResource):
         self.node_shape = largest
         tags = tags_for(args.governance, workload="training", **{"aistack:pool": name})
         self.tags = tags
+        # The instance role runs the node (ECS agent, CloudWatch agent, the host's dataset
+        # sync and checkpoint flush); on Batch the job runs as its own role, trusted only by
+        # ecs-tasks, so user code never holds the instance role's managed policies.
         role = identity.role("training")
         instance_profile = identity.instance_profile("training")
+        job_role = identity.role("training-job") if args.scheduler == "batch" else None
+        self.job_role = job_role
         self.dataset_version = args.dataset_version or (
             dataset.args.dataset.version if dataset.args.dataset else "unset"
         )
@@ -314,27 +334,22 @@ class TrainingPool(pulumi.ComponentResource):
         self.log_group_name = self.log_group.name
         self.metrics_namespace = f"aistack/{stack_id()}/{name}"
 
-        # Least privilege on data: read the pinned dataset, write checkpoints (D2 checked).
-        dataset_prefix = args.dataset_prefix.strip("/")
-        self.dataset_grant = dataset.grant_read(role, prefix=dataset_prefix, name=f"{name}-pool")
-        self.checkpoint_grant = checkpoints.grant_write(
-            role, prefix=args.checkpoint_prefix, name=f"{name}-pool"
+        # Least privilege on data: read the pinned dataset, write checkpoints (D2 checked),
+        # write this pool's logs. The node syncs the dataset and flushes checkpoints on a Spot
+        # notice; its CloudWatch agent also publishes metrics, in this pool's namespace only
+        # (in place of CloudWatchAgentServerPolicy's logs and metrics on everything). A Batch
+        # job reads and writes the same data itself, with its own role.
+        self.dataset_grant, self.checkpoint_grant, self.logs_grant = self._grants(
+            role, "pool", dataset, checkpoints, metrics=True
         )
-        self.logs_grant = aws.iam.RolePolicy(
-            f"{name}-logs-write",
-            role=role.id,
-            policy=policy_output(
-                {
-                    "Sid": "ShipLogs",
-                    "Effect": "Allow",
-                    "Action": list(_perms.LOGS_WRITE),
-                    "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
-                }
-            ),
-            opts=child_opts(self),
-        )
+        self.job_dataset_grant = self.job_checkpoint_grant = self.job_logs_grant = None
+        if job_role is not None:
+            self.job_dataset_grant, self.job_checkpoint_grant, self.job_logs_grant = self._grants(
+                job_role, "job", dataset, checkpoints, metrics=False
+            )
 
         self.image_id = self._resolve_image(args)
+        dataset_prefix = args.dataset_prefix.strip("/")
         self.dataset_uri = dataset.bucket_name.apply(
             lambda bucket: f"s3://{bucket}/{dataset_prefix}".rstrip("/")
         )
@@ -348,8 +363,8 @@ class TrainingPool(pulumi.ComponentResource):
         self.job_definition: aws.batch.JobDefinition | None = None
         self.group: aws.autoscaling.Group | None = None
         self.job_queue_arn = self.job_definition_arn = self.auto_scaling_group_name = None
-        if args.scheduler == "batch":
-            self._batch(name, args, network, instance_profile, role)
+        if job_role is not None:
+            self._batch(name, args, network, instance_profile, job_role)
         else:
             self._asg(name, args, network, role)
         self.starvation_alarm = self._starvation_alarm(name, args)
@@ -423,6 +438,51 @@ class TrainingPool(pulumi.ComponentResource):
             )
         ]
 
+    def _grants(
+        self,
+        role: Any,
+        holder: str,
+        dataset: DatasetBucket,
+        checkpoints: DatasetBucket,
+        *,
+        metrics: bool,
+    ) -> tuple[Any, Any, aws.iam.RolePolicy]:
+        """`role` reads the dataset, writes checkpoints and this pool's logs (and metrics)."""
+        args, name = self.args, self._name
+        statements: list[dict[str, Any]] = [
+            {
+                "Sid": "WritePoolLogs",
+                "Effect": "Allow",
+                "Action": list(_perms.LOGS_WRITE),
+                "Resource": pulumi.Output.concat(self.log_group.arn, ":*"),
+            }
+        ]
+        if metrics:
+            statements.append(
+                {
+                    "Sid": "PublishNodeMetrics",
+                    "Effect": "Allow",
+                    "Action": "cloudwatch:PutMetricData",
+                    # PutMetricData has no resource-level permissions ("*" is required);
+                    # the condition confines it to this pool's namespace.
+                    "Resource": "*",
+                    "Condition": {"StringEquals": {"cloudwatch:namespace": self.metrics_namespace}},
+                }
+            )
+        suffix = "" if holder == "pool" else f"-{holder}"
+        return (
+            dataset.grant_read(
+                role, prefix=args.dataset_prefix.strip("/"), name=f"{name}-{holder}"
+            ),
+            checkpoints.grant_write(role, prefix=args.checkpoint_prefix, name=f"{name}-{holder}"),
+            aws.iam.RolePolicy(
+                f"{name}{suffix}-logs-write",
+                role=role.id,
+                policy=policy_output(*statements),
+                opts=child_opts(self),
+            ),
+        )
+
     def _resolve_image(self, args: TrainingPoolArgs) -> pulumi.Output[str]:
         if args.machine_image.ami_id:
             return pulumi.Output.from_input(args.machine_image.ami_id)
@@ -445,6 +505,8 @@ class TrainingPool(pulumi.ComponentResource):
                 checkpoint_uri=checkpoint_uri,
                 log_group=log_group,
                 metrics_namespace=self.metrics_namespace,
+                # The ECS-optimised AL2023 AMI has no aws CLI, CloudWatch agent or mdadm.
+                host_packages=ECS_AL2023_HOST_PACKAGES if args.scheduler == "batch" else (),
             )
             ecs = (
                 {
@@ -453,6 +515,11 @@ class TrainingPool(pulumi.ComponentResource):
                     "ECS_ENABLE_SPOT_INSTANCE_DRAINING": "true",
                     "ECS_CONTAINER_STOP_TIMEOUT": f"{args.stop_timeout_seconds}s",
                     "ECS_ENABLE_GPU_SUPPORT": "true",
+                    # Batch jobs on EC2 use host networking (Batch user guide, "Networking
+                    # modes for AWS Batch jobs"); the agent vends their job role there only
+                    # with this (ECS developer guide, task IAM roles). Explicit, not assumed.
+                    "ECS_ENABLE_TASK_IAM_ROLE": "true",
+                    "ECS_ENABLE_TASK_IAM_ROLE_NETWORK_HOST": "true",
                 }
                 if args.scheduler == "batch"
                 else None
@@ -485,6 +552,7 @@ class TrainingPool(pulumi.ComponentResource):
             security_group_id=network.security_group_id("training")
             if args.scheduler == "asg"
             else None,
+            batch_host=args.scheduler == "batch",
         )
 
     # ---- batch ---------------------------------------------------------------------------
@@ -553,6 +621,12 @@ class TrainingPool(pulumi.ComponentResource):
                     aws.batch.JobDefinitionRetryStrategyEvaluateOnExitArgs(
                         on_status_reason="Host EC2*", action="RETRY"
                     ),
+                    # Ended by the spot watch's SIGUSR1 (128 + 10), or checkpointed on it
+                    # and exited so to be requeued: a reclaim, not an application error.
+                    # Before the catch-all, which would otherwise fail the job for good.
+                    aws.batch.JobDefinitionRetryStrategyEvaluateOnExitArgs(
+                        on_exit_code=str(REQUEUE_EXIT_CODE), action="RETRY"
+                    ),
                     # Anything else is the application's error: retrying burns GPU hours.
                     aws.batch.JobDefinitionRetryStrategyEvaluateOnExitArgs(
                         on_reason="*", action="EXIT"
@@ -594,6 +668,10 @@ class TrainingPool(pulumi.ComponentResource):
         }
         if args.tracker_uri:
             environment["AISTACK_TRACKER_URI"] = args.tracker_uri
+        if args.job.checkpoint_on_interruption:
+            # Batch job containers carry no docker labels of their own: the spot watch
+            # reads this variable from the container instead (aistack/node spot-watch.sh).
+            environment[CHECKPOINT_SIGNAL_ENV] = "USR1"
         # Batch substitutes Ref::name only in `command`, and only whole elements: a small
         # sh prologue turns the per-run parameters into environment variables, refuses
         # to start a run without them (E3, E4), and places the run under its own prefix.

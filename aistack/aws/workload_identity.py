@@ -4,9 +4,14 @@ Training instances, inference hosts, notebooks, Batch containers, Kubernetes pod
 deploy pipeline each get a role that only the service running them can assume, and so get
 short-lived credentials from that service. No IAM user, access key or password is created,
 and the roles start with nothing but the few AWS-managed policies a GPU node needs to be
-reachable without SSH (Session Manager), to ship its logs and metrics (CloudWatch agent) and,
-for Batch, to join its ECS cluster. Everything else is granted deliberately by the
-components that own the data (e.g. `DatasetBucket.grant_read(identity.role("training"))`).
+reachable without SSH (Session Manager) and, for Batch, to join its ECS cluster, plus a small
+inline policy for the CloudWatch agent. Everything else is granted deliberately by the
+components that own the data, the log groups and the metric namespaces (e.g.
+`DatasetBucket.grant_read(identity.role("training"))`).
+
+An AWS Batch job runs as its own role (`training-job`, trusted only by ecs-tasks), never as
+the instance role: the instance role carries the ECS and SSM managed policies (every ECR
+repository, every SSM parameter), which user training code must not hold.
 
 Kubernetes workloads get roles trusted through EKS Pod Identity or IRSA, and CI gets a role
 trusted through GitHub Actions OIDC, pinned to one repository's branches and environments.
@@ -31,12 +36,14 @@ __all__ = [
     "DEFAULT_WORKLOADS",
     "GithubOidc",
     "KubernetesServiceAccount",
+    "CLOUDWATCH_AGENT_ACTIONS",
     "MANAGED_POLICIES",
     "Workload",
     "WorkloadIdentity",
     "WorkloadIdentityArgs",
     "eks_pod_identity_trust",
     "irsa_trust",
+    "studio_execution_policy",
 ]
 
 TOKEN = "aistack:index:AwsWorkloadIdentity"
@@ -59,12 +66,19 @@ Service = Literal["ec2.amazonaws.com", "ecs-tasks.amazonaws.com", "sagemaker.ama
 SOURCE_ACCOUNT_SERVICES = frozenset({ECS_TASKS, SAGEMAKER})
 
 #: Every AWS-managed policy this component can attach, by the switch that attaches it. Each is
-#: scoped to running the node, not to data; docs/components/workload-identity.md says why.
+#: scoped to running the node, not to data, and goes on instance roles only;
+#: docs/components/workload-identity.md says why. CloudWatchAgentServerPolicy is not among
+#: them: it allows logs:PutRetentionPolicy and logs:CreateLogGroup on every log group, so a
+#: job could shorten the retention of the audit logs. The agent gets CLOUDWATCH_AGENT_ACTIONS
+#: instead, and the component that owns a log group grants writing to it.
 MANAGED_POLICIES: dict[str, str] = {
     "ssm": "AmazonSSMManagedInstanceCore",
-    "cloudwatch-agent": "CloudWatchAgentServerPolicy",
     "ecs-instance": "service-role/AmazonEC2ContainerServiceforEC2Role",
 }
+#: What the CloudWatch agent itself needs beyond the log group and namespace it writes to:
+#: reading the instance's tags for the AutoScalingGroupName dimension (append_dimensions).
+#: ec2:DescribeTags supports no resource-level permissions, so its resource is "*".
+CLOUDWATCH_AGENT_ACTIONS = ("ec2:DescribeTags",)
 
 #: AWS accepts 1 to 12 hours for a role's maximum session.
 MIN_SESSION_SECONDS = 3600
@@ -107,7 +121,8 @@ class Workload(AistackModel):
     services: tuple[Service, ...] = Field(
         description="Service principals that may assume the role: ec2.amazonaws.com "
         "(instances, including Batch compute environments; gets an instance profile), "
-        "ecs-tasks.amazonaws.com (Batch job containers), sagemaker.amazonaws.com (notebooks).",
+        "ecs-tasks.amazonaws.com (Batch job containers), sagemaker.amazonaws.com (notebooks). "
+        "Not ec2 and ecs-tasks together: a job would run with the instance role.",
     )
     session_manager: bool = Field(
         True,
@@ -116,20 +131,16 @@ class Workload(AistackModel):
     )
     cloudwatch_agent: bool = Field(
         True,
-        description="EC2-trusted roles only: attach CloudWatchAgentServerPolicy so the node "
-        "agent ships logs (T6) and GPU metrics. Default on.",
+        description="EC2-trusted roles only: an inline policy with what the node's CloudWatch "
+        "agent needs beyond its log group and namespace (ec2:DescribeTags, for the "
+        "AutoScalingGroupName dimension). Writing logs and metrics is granted by the "
+        "component that owns the group and namespace (T3, T6). Default on.",
     )
-    batch_instance_role: bool | None = Field(
-        None,
+    batch_instance_role: bool = Field(
+        False,
         description="EC2-trusted roles only: attach AmazonEC2ContainerServiceforEC2Role, which "
-        "AWS Batch instances need to join their ECS cluster. Default: on when the role trusts "
-        "both EC2 and ecs-tasks (a Batch workload), off otherwise.",
-    )
-    sagemaker_studio: bool = Field(
-        True,
-        description="SageMaker-trusted roles only: let the notebook user's execution role "
-        "create, run and delete its own Studio spaces and apps in this account. Without it "
-        "a Studio user can open the domain but launch nothing. Default on.",
+        "AWS Batch instances need to join their ECS cluster. Default off; on for the default "
+        "'training' workload.",
     )
     allow_unconditioned_trust: bool = Field(
         False,
@@ -159,23 +170,15 @@ class Workload(AistackModel):
         """Keys into MANAGED_POLICIES this workload's role gets (EC2-trusted roles only)."""
         if not self.trusts_ec2:
             return []
-        batch = (
-            self.batch_instance_role
-            if self.batch_instance_role is not None
-            else ECS_TASKS in self.services
-        )
-        wanted = {
-            "ssm": self.session_manager,
-            "cloudwatch-agent": self.cloudwatch_agent,
-            "ecs-instance": batch,
-        }
+        wanted = {"ssm": self.session_manager, "ecs-instance": self.batch_instance_role}
         return [key for key, on in wanted.items() if on]
 
 
-#: Training runs on EC2 (ASG or Batch instances) and in Batch containers; inference on EC2;
-#: notebooks on SageMaker.
+#: Training runs on EC2 (ASG nodes and Batch hosts: the instance role) and in Batch job
+#: containers (`training-job`, its own role); inference on EC2; notebooks on SageMaker.
 DEFAULT_WORKLOADS: tuple[Workload, ...] = (
-    Workload(name="training", services=(EC2, ECS_TASKS)),
+    Workload(name="training", services=(EC2,), batch_instance_role=True),
+    Workload(name="training-job", services=(ECS_TASKS,)),
     Workload(name="inference", services=(EC2,)),
     Workload(name="notebook", services=(SAGEMAKER,)),
 )
@@ -317,8 +320,9 @@ class WorkloadIdentityArgs(AistackModel):
     )
     workloads: tuple[Workload, ...] = Field(
         DEFAULT_WORKLOADS,
-        description="The roles to create, one per workload. Default: training (EC2 + "
-        "ecs-tasks), inference (EC2), notebook (SageMaker).",
+        description="The roles to create, one per workload. Default: training (EC2: ASG "
+        "nodes and Batch hosts), training-job (ecs-tasks: Batch job containers), inference "
+        "(EC2), notebook (SageMaker).",
     )
     kubernetes_service_accounts: tuple[KubernetesServiceAccount, ...] = Field(
         (),
@@ -418,6 +422,15 @@ class WorkloadIdentityArgs(AistackModel):
                     at("workloads", i, "services"),
                     "a service is listed twice.",
                     "list each service principal once.",
+                )
+            if spec.trusts_ec2 and ECS_TASKS in spec.services:
+                problems.add(
+                    at("workloads", i, "services"),
+                    f"one role trusted by both {EC2} and {ECS_TASKS} makes a Batch job run "
+                    "with the instance role and its ECS and SSM managed policies (every ECR "
+                    "repository, every SSM parameter).",
+                    f"make two workloads: one trusted by {EC2} (the instance role, e.g. "
+                    f"'training') and one by {ECS_TASKS} (the job role, e.g. 'training-job').",
                 )
             if not spec.trusts_ec2:
                 for field, alias in (
@@ -735,40 +748,105 @@ def _service_statements(
 # ---- component -------------------------------------------------------------------------------
 
 
-def _studio_policy(partition: Any, account_id: Any) -> pulumi.Output[str]:
-    """What a Studio user's execution role needs to work in its own spaces and apps."""
+def studio_execution_policy(
+    partition: pulumi.Input[str],
+    account_id: pulumi.Input[str],
+    region: str,
+    domain_id: pulumi.Input[str],
+    instance_types: Sequence[str],
+) -> pulumi.Output[str]:
+    """What a Studio domain's execution role needs: each user's own spaces and apps, in one
+    domain of one region, on the allowed instance types only.
 
-    def arn(kind: str) -> pulumi.Output[str]:
-        return pulumi.Output.concat("arn:", partition, ":sagemaker:*:", account_id, f":{kind}/*")
+    Follows the SageMaker developer guide's policy for private spaces ("Give your users
+    access to private spaces"), pinned further: every ARN names `region` and `domain_id`
+    (`space/<domain>/*`, `app/<domain>/*`), never `*`; a private space and its apps are
+    managed only by their owner, `user-profile/<domain>/${aws:SourceIdentity}` (the domain
+    sets the user profile name as the execution role's source identity,
+    ExecutionRoleIdentityConfig USER_PROFILE_NAME); CreateApp takes only `instance_types`
+    (`sagemaker:InstanceTypes`); ListTags is limited to this domain's resources. Only
+    ListSpaces and ListApps, which support no resource-level permissions, take `*`.
+    `aws.Notebook` attaches it to its execution role.
+    """
 
+    def arn(*resource: pulumi.Input[str]) -> pulumi.Output[str]:
+        return pulumi.Output.concat(
+            "arn:", partition, ":sagemaker:", region, ":", account_id, ":", *resource
+        )
+
+    spaces = arn("space/", domain_id, "/*")
+    apps = arn("app/", domain_id, "/*")
+    profiles = arn("user-profile/", domain_id, "/*")
+    # IAM substitutes the policy variable at request time; "$" is not a Pulumi placeholder.
+    own_profile = arn("user-profile/", domain_id, "/${aws:SourceIdentity}")
+    in_domain = [arn("domain/", domain_id), profiles, spaces, apps]
+    instance_types_allowed = {
+        "ForAllValues:StringEquals": {"sagemaker:InstanceTypes": list(instance_types)}
+    }
+    # Apps in a private space are its owner's; apps in a shared space (no owner) anyone's in
+    # the domain. Starting one takes an allowed instance type; stopping one does not.
+    app_statements: list[dict[str, Any]] = []
+    for where, ownership in (
+        (
+            "InOwnPrivateSpaces",
+            {
+                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
+                "StringEquals": {"sagemaker:SpaceSharingType": "Private"},
+            },
+        ),
+        ("InSharedSpaces", {"Null": {"sagemaker:OwnerUserProfileArn": "true"}}),
+    ):
+        for sid, action, extra in (
+            (f"Apps{where}", "sagemaker:CreateApp", instance_types_allowed),
+            (f"StopApps{where}", "sagemaker:DeleteApp", {}),
+        ):
+            app_statements.append(
+                {
+                    "Sid": sid,
+                    "Effect": "Allow",
+                    "Action": action,
+                    "Resource": apps,
+                    "Condition": {**ownership, **extra},
+                }
+            )
     return policy_output(
         {
-            "Sid": "OwnSpacesAndApps",
+            "Sid": "DescribeThisDomain",
             "Effect": "Allow",
             "Action": [
-                "sagemaker:CreateSpace",
-                "sagemaker:UpdateSpace",
-                "sagemaker:DeleteSpace",
+                "sagemaker:DescribeDomain",
+                "sagemaker:DescribeUserProfile",
                 "sagemaker:DescribeSpace",
-                "sagemaker:CreateApp",
-                "sagemaker:DeleteApp",
                 "sagemaker:DescribeApp",
-                "sagemaker:AddTags",
+                "sagemaker:ListTags",
             ],
-            "Resource": [arn("space"), arn("app")],
-        },
-        {
-            "Sid": "DescribeDomainAndProfile",
-            "Effect": "Allow",
-            "Action": ["sagemaker:DescribeDomain", "sagemaker:DescribeUserProfile"],
-            "Resource": [arn("domain"), arn("user-profile")],
+            "Resource": in_domain,
         },
         {
             "Sid": "ListForTheStudioUi",
             "Effect": "Allow",
-            # List calls support no resource-level permissions: AWS requires "*".
-            "Action": ["sagemaker:ListSpaces", "sagemaker:ListApps", "sagemaker:ListTags"],
+            # ListSpaces and ListApps support no resource-level permissions: AWS requires "*".
+            "Action": ["sagemaker:ListSpaces", "sagemaker:ListApps"],
             "Resource": "*",
+        },
+        {
+            "Sid": "OwnSpaces",
+            "Effect": "Allow",
+            "Action": ["sagemaker:CreateSpace", "sagemaker:UpdateSpace", "sagemaker:DeleteSpace"],
+            "Resource": spaces,
+            "Condition": {
+                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
+                "StringEquals": {"sagemaker:SpaceSharingType": ["Private", "Shared"]},
+            },
+        },
+        *app_statements,
+        {
+            "Sid": "TagWhatStudioCreates",
+            "Effect": "Allow",
+            # Studio tags every space and app it creates; without this CreateSpace fails.
+            "Action": "sagemaker:AddTags",
+            "Resource": [spaces, apps],
+            "Condition": {"Null": {"sagemaker:TaggingAction": "false"}},
         },
     )
 
@@ -843,12 +921,19 @@ class WorkloadIdentity(pulumi.ComponentResource):
                 )
                 for key in workload.managed_policies()
             ]
-            if SAGEMAKER in workload.services and workload.sagemaker_studio:
+            if workload.trusts_ec2 and workload.cloudwatch_agent:
                 self.policy_attachments[workload.name].append(
                     aws.iam.RolePolicy(
-                        f"{name}-{workload.name}-studio",
+                        f"{name}-{workload.name}-cloudwatch-agent",
                         role=role.id,
-                        policy=_studio_policy(partition, account_id),
+                        policy=policy_output(
+                            {
+                                "Sid": "AgentReadsInstanceTags",
+                                "Effect": "Allow",
+                                "Action": list(CLOUDWATCH_AGENT_ACTIONS),
+                                "Resource": "*",
+                            }
+                        ),
                         opts=here,
                     )
                 )

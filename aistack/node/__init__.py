@@ -3,10 +3,10 @@
 A training node (EC2 in an auto scaling group, or an AWS Batch compute environment) runs
 `scripts/bootstrap.sh` at first boot. It starts three guards that end the node on their
 own, so a node whose later steps fail still stops billing: a hard wall-clock limit (T5),
-an idle watchdog (C5) and a spot-notice watcher that signals the trainer and flushes its
-last checkpoint (T1). It then hands the CloudWatch agent a config for GPU metrics and log
-shipping (T3, T6), mounts the instance-store NVMe disks as a cache and syncs the pinned
-dataset version into it (D3).
+an idle watchdog (C5) and a spot-notice watcher that signals the trainers that asked for it
+and flushes the last checkpoint (T1). It then hands the CloudWatch agent a config for GPU
+metrics and log shipping (T3, T6), mounts the instance-store NVMe disks as a cache and syncs
+the pinned dataset version into it (D3).
 
 Design rules:
 - The scripts are the implementation; Python only validates settings and renders them.
@@ -38,10 +38,14 @@ from aistack.config import AistackModel, parse
 from aistack.errors import AistackError, ConfigError
 
 __all__ = [
+    "CHECKPOINT_SIGNAL_ENV",
+    "CHECKPOINT_SIGNAL_LABEL",
     "DEFAULT_METRICS_NAMESPACE",
+    "ECS_AL2023_HOST_PACKAGES",
     "FILES",
     "GPU_METRICS",
     "NodeBootstrapConfig",
+    "REQUEUE_EXIT_CODE",
     "SCRIPTS",
     "USER_DATA_LIMIT_BYTES",
     "cloudwatch_agent_config",
@@ -75,9 +79,19 @@ GPU_METRICS: tuple[str, ...] = (
     "nvidia_smi_power_draw",
 )
 
+#: What the ECS-optimised AL2023 AMI lacks of the commands the node scripts use (aws,
+#: amazon-cloudwatch-agent-ctl, mdadm), by AL2023 package name. That AMI is al2023-ami-minimal
+#: plus a short list (aws/amazon-ecs-ami, variables.pkr.hcl packages_al2023).
+ECS_AL2023_HOST_PACKAGES: tuple[str, ...] = ("awscli-2", "amazon-cloudwatch-agent", "mdadm")
+
 _LOG_DIR = "/var/log/aistack"
-_BATCH_CONTAINER_LABEL = "com.amazonaws.ecs.task-arn"  # every AWS Batch job container has it
-_ASG_CONTAINER_LABEL = "aistack.trainer"
+#: The label (or, as an environment variable, AISTACK_CHECKPOINT_SIGNAL) with which a
+#: container asks the spot watch for a signal; its value names the signal.
+CHECKPOINT_SIGNAL_LABEL = "aistack.checkpoint-signal"
+CHECKPOINT_SIGNAL_ENV = "AISTACK_CHECKPOINT_SIGNAL"
+#: The status of a process that SIGUSR1 ended (128 + 10, signal(7)), and the status a
+#: trainer exits with after checkpointing on that signal: AWS Batch retries it.
+REQUEUE_EXIT_CODE = 138
 _MIME_BOUNDARY = "==AISTACK-USER-DATA-BOUNDARY=="
 
 _S3_URI = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[\x21-\x7e]*)?")
@@ -86,8 +100,9 @@ _PATH = re.compile(r"/[A-Za-z0-9._/-]*")
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _LOG_GROUP = re.compile(r"[A-Za-z0-9._/#-]{1,512}")
 _NAMESPACE = re.compile(r"[A-Za-z0-9._/#:-]{1,255}")
-_LABEL = re.compile(r"[A-Za-z0-9._/=-]{1,255}")
+_LABEL = re.compile(r"[A-Za-z0-9._/-]{1,255}")
 _PROCESS = re.compile(r"[A-Za-z0-9._+-]{1,15}")
+_PACKAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 
 
 def _check(pattern: re.Pattern[str], value: str, what: str, fix: str) -> str:
@@ -172,24 +187,39 @@ class NodeBootstrapConfig(AistackModel):
         "its checkpoint; a spot notice gives two minutes in all.",
     )
     trainer_signal: Literal["USR1", "USR2", "TERM", "INT", "HUP"] = Field(
-        "USR1", description="Signal sent to the trainer on an interruption notice."
+        "USR1",
+        description="Signal sent to trainer_process_name processes on an interruption "
+        "notice. Containers name their own signal (trainer_container_label).",
     )
-    trainer_container_label: str | None = Field(
-        None,
-        description="Running containers with this docker label get the signal; default "
-        f"'{_ASG_CONTAINER_LABEL}' on asg nodes, '{_BATCH_CONTAINER_LABEL}' (every Batch "
-        "job) on batch nodes.",
+    trainer_container_label: str = Field(
+        CHECKPOINT_SIGNAL_LABEL,
+        description="Docker label with which a running container opts in to a signal on an "
+        "interruption notice; its value names the signal (e.g. USR1). The environment "
+        f"variable {CHECKPOINT_SIGNAL_ENV} opts in the same way (AWS Batch jobs carry no "
+        "labels of their own). Containers that do not opt in are never signalled: every "
+        "signal's default action ends the process. Empty: labels opt nothing in.",
     )
     trainer_process_name: str | None = Field(
-        None, description="Processes with exactly this name also get the signal."
+        None,
+        description="Processes with exactly this name also get trainer_signal; set it only "
+        "for a trainer that handles that signal.",
     )
     act_on_rebalance: bool = Field(
         True,
-        description="Treat a rebalance recommendation like an interruption notice: it "
-        "often comes minutes earlier.",
+        description="Flush checkpoints on a rebalance recommendation too: it often comes "
+        "minutes before an interruption notice. No trainer is signalled for it, because a "
+        "recommendation is not a reclaim and most are never followed by one.",
     )
     spot_poll_seconds: int = Field(
         5, ge=1, le=60, description="Seconds between metadata polls for spot notices."
+    )
+    host_packages: tuple[str, ...] = Field(
+        (),
+        description="Packages bootstrap.sh installs with dnf (or apt-get) when the aws CLI, "
+        "mdadm or the CloudWatch agent is missing from the image; the aws CLI is required, "
+        "so a node still without it fails its boot. Default none: the Deep Learning AMI has "
+        "the CLI. The ECS-optimised AL2023 AMI needs "
+        f"{' '.join(ECS_AL2023_HOST_PACKAGES)!r}.",
     )
     log_group: str = Field(
         description="CloudWatch log group that receives the aistack and cloud-init logs "
@@ -266,10 +296,10 @@ class NodeBootstrapConfig(AistackModel):
 
     @field_validator("trainer_container_label")
     @classmethod
-    def _label(cls, value: str | None) -> str | None:
-        if value is None:
+    def _label(cls, value: str) -> str:
+        if not value:
             return value
-        return _check(_LABEL, value, "a docker label filter", "use 'key' or 'key=value'.")
+        return _check(_LABEL, value, "a docker label key", "use e.g. 'aistack.checkpoint-signal'.")
 
     @field_validator("trainer_process_name")
     @classmethod
@@ -279,6 +309,13 @@ class NodeBootstrapConfig(AistackModel):
         return _check(
             _PROCESS, value, "a process name", "use the name `pgrep -x` sees (<= 15 chars)."
         )
+
+    @field_validator("host_packages")
+    @classmethod
+    def _package_names(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        for value in values:
+            _check(_PACKAGE, value, "a package name", "use the name dnf or apt-get installs.")
+        return values
 
     @field_validator("idle_process_names")
     @classmethod
@@ -306,9 +343,6 @@ class NodeBootstrapConfig(AistackModel):
 
     def environment(self) -> dict[str, str]:
         """The `AISTACK_*` variables the node scripts read, as written to the env file."""
-        label = self.trainer_container_label or (
-            _BATCH_CONTAINER_LABEL if self.scheduler == "batch" else _ASG_CONTAINER_LABEL
-        )
         env = {
             "AISTACK_SCHEDULER": self.scheduler,
             "AISTACK_REGION": self.region,
@@ -327,10 +361,11 @@ class NodeBootstrapConfig(AistackModel):
             "AISTACK_CHECKPOINT_FLUSH_CMD": self.checkpoint_flush_command,
             "AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS": self.checkpoint_flush_delay_seconds,
             "AISTACK_TRAINER_SIGNAL": self.trainer_signal,
-            "AISTACK_TRAINER_CONTAINER_LABEL": label,
+            "AISTACK_TRAINER_CONTAINER_LABEL": self.trainer_container_label,
             "AISTACK_TRAINER_PROCESS_NAME": self.trainer_process_name,
             "AISTACK_SPOT_ACT_ON_REBALANCE": int(self.act_on_rebalance),
             "AISTACK_SPOT_POLL_SECONDS": self.spot_poll_seconds,
+            "AISTACK_HOST_PACKAGES": " ".join(self.host_packages) or None,
             "AISTACK_LOG_GROUP": self.log_group,
             "AISTACK_METRICS_NAMESPACE": self.metrics_namespace,
         }

@@ -55,8 +55,10 @@ identity = aistack.WorkloadIdentity(
     "identity",
     {
         "governance": governance,
+        # The Batch hosts' instance role, and the jobs' own role (only ecs-tasks may assume it).
         "workloads": [
-            {"name": "training", "services": ["ec2.amazonaws.com", "ecs-tasks.amazonaws.com"]}
+            {"name": "training", "services": ["ec2.amazonaws.com"], "batchInstanceRole": True},
+            {"name": "training-job", "services": ["ecs-tasks.amazonaws.com"]},
         ],
     },
 )

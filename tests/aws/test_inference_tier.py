@@ -147,7 +147,11 @@ def test_nodes_use_only_the_inference_subnets_and_security_group_without_public_
 def test_the_inference_role_reads_only_the_models_prefix_and_nothing_on_training_data(graph):
     role = graph.named("id-inference")
     policies = [p for p in graph.of_type(ROLE_POLICY) if p.inputs["role"] == role.id]
-    assert sorted(p.name for p in policies) == ["models-read-serve", "serve-node"]
+    assert sorted(p.name for p in policies) == [
+        "id-inference-cloudwatch-agent",  # ec2:DescribeTags only (WorkloadIdentity)
+        "models-read-serve",
+        "serve-node",
+    ]
     grant = policy_of(graph.named("models-read-serve"))
     models_arn = graph.named("models-bucket").outputs["arn"]
     objects = next(s for s in grant["Statement"] if s["Sid"] == "Objects")
@@ -927,6 +931,47 @@ def test_a_boot_that_cannot_copy_the_model_abandons_the_node(node):
     assert not any("aistack-gateway" in c for c in calls)
     (complete,) = [c for c in calls if "complete-lifecycle-action" in c]
     assert complete.endswith("--lifecycle-action-result ABANDON")
+
+
+# The default serving image, the Deep Learning Base OSS Nvidia Driver GPU AMI, has put the
+# instance store into LVM before user data runs: vg.01/lv_ephemeral, ext4, mounted at
+# /opt/dlami/nvme (DLAMI release notes, docs.aws.amazon.com/dlami/latest/devguide, list
+# "nvme_location: /opt/dlami/nvme"; the unit follows aws/aws-parallelcluster-cookbook
+# setup-ephemeral-drives.sh). The stubs answer as util-linux does on such a node; mount
+# refuses the member disk as the real one does (unknown filesystem type 'LVM2_member', 32).
+DLAMI_STUBS = {
+    "lsblk": r"""
+case "$*" in
+  "-dn -o NAME,MODEL")
+    echo "nvme0n1 Amazon Elastic Block Store"
+    echo "nvme1n1 Amazon EC2 NVMe Instance Storage" ;;
+  *nvme1n1)
+    echo 'NAME="nvme1n1" FSTYPE="LVM2_member" MOUNTPOINT=""'
+    echo 'NAME="vg.01-lv_ephemeral" FSTYPE="ext4" MOUNTPOINT="/opt/dlami/nvme"' ;;
+esac
+""",
+    "blkid": "echo LVM2_member",
+    "mountpoint": '[[ ${*: -1} == /opt/dlami/nvme ]]',
+    "findmnt": '[[ ${*: -1} == /opt/dlami/nvme ]] && echo /dev/mapper/vg.01-lv_ephemeral',
+    "mount": r"""for arg; do [[ $arg != *nvme1n1 ]] || exit 32; done""",
+    "mkfs.ext4": "", "mkfs.xfs": "", "mdadm": "",
+}  # fmt: skip
+
+
+def test_on_the_deep_learning_ami_the_boot_uses_its_nvme_volume_and_formats_nothing(node):
+    for name, body in DLAMI_STUBS.items():
+        stub = node.root / "bin" / name
+        stub.write_text(
+            f'#!{shutil.which("bash")}\nprintf "%s\\n" "{name} $*" >>"$STUB_DIR/calls"\n{body}\n'
+        )
+        stub.chmod(0o755)
+    result, calls = node.boot()
+    assert result.returncode == 0, result.stderr
+    assert f"mount --bind /opt/dlami/nvme {node.root / 'nvme'}" in calls
+    assert not [c for c in calls if c.split()[0] in ("mkfs.ext4", "mkfs.xfs", "mdadm")]
+    assert not [c for c in calls if c.startswith("mount") and "nvme1n1" in c]
+    (complete,) = [c for c in calls if "complete-lifecycle-action" in c]
+    assert complete.endswith("--lifecycle-action-result CONTINUE")
 
 
 def test_the_watch_has_a_node_replaced_once_its_model_stops_answering(node):

@@ -314,3 +314,88 @@ def test_cost_counts_worked_hours_plus_idle_tails_against_a_notebook_left_on(run
     assert item.monthly_usd == pytest.approx(2 * 180 * 0.05)
     assert item.naive_monthly_usd == pytest.approx(2 * 730 * 0.05)
     assert "24x7" in item.basis
+
+
+# ---- the execution role's Studio permissions (audit 11) ---------------------------------------
+#
+# The shape follows the SageMaker developer guide, "Give your users access to private spaces":
+# CreateSpace/UpdateSpace/DeleteSpace on space/<domain-id>/* conditioned on
+# sagemaker:OwnerUserProfileArn and sagemaker:SpaceSharingType; CreateApp/DeleteApp on
+# app/<domain-id>/*; AddTags only with sagemaker:TaggingAction (Studio tags what it creates).
+# The service authorization reference gives the resource ARNs space/${DomainId}/${SpaceName}
+# and app/${DomainId}/${UserProfileName}/..., and sagemaker:InstanceTypes on CreateApp. With
+# ExecutionRoleIdentityConfig USER_PROFILE_NAME, Studio sets the user profile name as the
+# execution role's sts:SourceIdentity (CreateDomain API, DomainSettings).
+
+
+def _studio_policy(graph):
+    import json
+
+    return {
+        s["Sid"]: s
+        for s in json.loads(graph.named("nb-studio-access").inputs["policy"])["Statement"]
+    }
+
+
+def test_the_execution_role_may_manage_only_this_domains_spaces_and_apps_in_its_region(
+    run, governance
+):
+    graph, domain = _domain(run, governance)
+    access = graph.named("nb-studio-access")
+    assert access.inputs["role"] == "notebook"  # the role name, from ROLE_ARN
+    prefix = "arn:aws:sagemaker:us-east-1:123456789012:"
+    domain_id = domain.id
+    statements = _studio_policy(graph)
+    for sid, statement in statements.items():
+        resources = statement["Resource"]
+        resources = resources if isinstance(resources, list) else [resources]
+        if sid == "ListForTheStudioUi":
+            # The only "*": ListSpaces and ListApps support no resource-level permissions.
+            assert statement["Action"] == ["sagemaker:ListSpaces", "sagemaker:ListApps"]
+            assert resources == ["*"]
+            continue
+        for resource in resources:
+            assert resource.startswith(prefix), (sid, resource)
+            assert domain_id in resource, (sid, resource)
+            assert ":sagemaker:*:" not in resource
+    assert "sagemaker:ListTags" in statements["DescribeThisDomain"]["Action"]
+
+
+def test_private_spaces_and_their_apps_belong_to_their_owner(run, governance):
+    graph, domain = _domain(run, governance)
+    statements = _studio_policy(graph)
+    owner = (
+        f"arn:aws:sagemaker:us-east-1:123456789012:user-profile/{domain.id}/${{aws:SourceIdentity}}"
+    )
+    for sid in ("OwnSpaces", "AppsInOwnPrivateSpaces", "StopAppsInOwnPrivateSpaces"):
+        assert statements[sid]["Condition"]["ArnLike"] == {"sagemaker:OwnerUserProfileArn": owner}
+    assert statements["OwnSpaces"]["Action"] == [
+        "sagemaker:CreateSpace",
+        "sagemaker:UpdateSpace",
+        "sagemaker:DeleteSpace",
+    ]
+    settings = domain.inputs["domainSettings"]
+    assert settings["executionRoleIdentityConfig"] == "USER_PROFILE_NAME"
+
+
+def test_apps_start_only_on_the_configured_instance_types(run, governance):
+    graph, _ = _domain(run, governance, instanceTypes=["ml.t3.medium", "ml.g5.2xlarge"])
+    statements = _studio_policy(graph)
+    creates = [s for s in statements.values() if s["Action"] == "sagemaker:CreateApp"]
+    assert len(creates) == 2
+    for statement in creates:
+        assert statement["Condition"]["ForAllValues:StringEquals"] == {
+            "sagemaker:InstanceTypes": ["ml.t3.medium", "ml.g5.2xlarge"]
+        }
+
+
+def test_a_default_instance_type_outside_the_allowed_types_is_refused(run, governance):
+    error = _refused(
+        run, lambda: aistack_aws.Notebook("nb", _args(governance, instanceTypes=["ml.m5.xlarge"]))
+    )
+    assert error.fields == ["nb.defaultInstanceType"]
+
+
+def test_the_studio_grant_can_be_left_to_the_roles_owner(run, governance):
+    graph, _ = _domain(run, governance, grantStudioPermissions=False)
+    assert graph.of_type("aws:iam/rolePolicy:RolePolicy") == []

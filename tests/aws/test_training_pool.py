@@ -73,15 +73,64 @@ def test_batch_user_data_is_mime_multipart_with_spot_draining_and_the_bootstrap(
     assert "AISTACK_SCHEDULER=batch" in user_data
 
 
+def test_batch_hosts_install_the_aws_cli_agent_and_mdadm_the_ecs_ami_lacks(batch_graph):
+    # The ECS-optimised AL2023 AMI is al2023-ami-minimal plus packages_al2023 =
+    # "amazon-efs-utils amazon-ssm-agent amazon-ec2-net-utils acpid iproute-tc
+    # ec2-instance-connect" (aws/amazon-ecs-ami variables.pkr.hcl): the node scripts' aws,
+    # amazon-cloudwatch-agent-ctl and mdadm are not on it. bootstrap.sh installs these
+    # before the cache and the sync (tests/node/test_bootstrap.py runs that under stubs).
+    template = _one(batch_graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    user_data = base64.b64decode(template.inputs["userData"]).decode()
+    assert "AISTACK_HOST_PACKAGES='awscli-2 amazon-cloudwatch-agent mdadm'" in user_data
+
+
+def test_asg_nodes_on_the_deep_learning_ami_install_nothing(run, governance):
+    graph = run(lambda: _platform(governance, scheduler="asg"))
+    template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert "AISTACK_HOST_PACKAGES" not in base64.b64decode(template.inputs["userData"]).decode()
+
+
 def test_job_definition_has_timeout_and_retries_only_reclaimed_hosts(batch_graph):
     job = _one(batch_graph, "aws:batch/jobDefinition:JobDefinition")
     assert job.inputs["timeout"] == {"attemptDurationSeconds": 720 * 60}
     strategy = job.inputs["retryStrategy"]
     assert strategy["attempts"] == 3
+    # Batch applies the first matching evaluateOnExit (Batch API reference, RetryStrategy:
+    # "evaluated in order"), so every RETRY must precede the catch-all EXIT.
     assert strategy["evaluateOnExits"] == [
         {"onStatusReason": "Host EC2*", "action": "RETRY"},
+        {"onExitCode": "138", "action": "RETRY"},
         {"onReason": "*", "action": "EXIT"},
     ]
+
+
+def test_a_job_the_spot_watch_signalled_is_retried_not_failed(batch_graph):
+    # SIGUSR1's default action is Term (signal(7)); a container ended by it exits
+    # 128 + 10 = 138, and a trainer that checkpoints on it exits 138 to be requeued. Batch
+    # reports "Essential container in task exited", which "Host EC2*" does not match, so
+    # without a rule for 138 the catch-all failed a resumable run for good.
+    job = _one(batch_graph, "aws:batch/jobDefinition:JobDefinition")
+    rules = job.inputs["retryStrategy"]["evaluateOnExits"]
+    first_match = next(
+        rule for rule in rules if rule.get("onExitCode") == "138" or rule.get("onReason") == "*"
+    )
+    assert first_match["action"] == "RETRY"
+
+
+def test_jobs_are_signalled_only_when_the_trainer_opts_in(run, governance):
+    container = json.loads(
+        _one(run(lambda: _platform(governance)), "aws:batch/jobDefinition:JobDefinition").inputs[
+            "containerProperties"
+        ]
+    )
+    names = {e["name"] for e in container["environment"]}
+    assert "AISTACK_CHECKPOINT_SIGNAL" not in names
+    graph = run(lambda: _platform(governance, job={"checkpointOnInterruption": True}))
+    container = json.loads(
+        _one(graph, "aws:batch/jobDefinition:JobDefinition").inputs["containerProperties"]
+    )
+    env = {e["name"]: e["value"] for e in container["environment"]}
+    assert env["AISTACK_CHECKPOINT_SIGNAL"] == "USR1"
 
 
 def test_job_runs_the_pinned_image_with_gpus_cache_logs_and_run_environment(batch_graph):
@@ -178,6 +227,29 @@ def test_asg_nodes_have_no_public_ip_and_may_remove_only_themselves(run, governa
     statement = json.loads(graph.named("train-watchdog").inputs["policy"])["Statement"][0]
     assert statement["Action"] == "autoscaling:TerminateInstanceInAutoScalingGroup"
     assert statement["Resource"] == group.outputs["arn"]
+
+
+def test_an_asg_node_that_shuts_itself_down_is_terminated_not_stopped(run, governance):
+    # EC2 User Guide, "Change the instance initiated shutdown behavior": an EBS-backed
+    # instance that runs `shutdown` is *stopped* unless the launch sets "terminate". A
+    # stopped node keeps billing for its EBS root and its group replaces it as unhealthy,
+    # so the watchdog's last-resort `shutdown -h now` would not end the spending.
+    graph = run(lambda: _platform(governance, scheduler="asg"))
+    template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert template.inputs["instanceInitiatedShutdownBehavior"] == "terminate"
+    # Containers on auto scaling nodes use the instance role, over one bridge hop.
+    assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 2
+
+
+def test_batch_hosts_keep_the_metadata_service_to_the_host(batch_graph):
+    # Batch job containers get their job role's credentials from the ECS agent at
+    # 169.254.170.2 (ECS developer guide, "Amazon ECS task IAM role":
+    # AWS_CONTAINER_CREDENTIALS_RELATIVE_URI), not from IMDS; one hop keeps IMDS (and the
+    # instance role) to the host's own processes for bridge-networked containers
+    # (checkov CKV_AWS_341). Batch owns the instance's life: no shutdown behaviour set.
+    template = _one(batch_graph, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    assert "instanceInitiatedShutdownBehavior" not in template.inputs
 
 
 def test_asg_idle_alarm_scales_the_group_to_zero(run, governance):

@@ -64,8 +64,10 @@ def _refused(run, program):
 def test_one_role_per_default_workload_trusted_by_exactly_its_services(run, governance):
     graph = run(_identity(governance))
     roles = {role.name: role for role in graph.of_type(ROLE)}
-    assert set(roles) == {"ids-training", "ids-inference", "ids-notebook"}
-    assert _principals(roles["ids-training"]) == {"ec2.amazonaws.com", "ecs-tasks.amazonaws.com"}
+    assert set(roles) == {"ids-training", "ids-training-job", "ids-inference", "ids-notebook"}
+    # The Batch job role is not the instance role: only ecs-tasks may assume it.
+    assert _principals(roles["ids-training"]) == {"ec2.amazonaws.com"}
+    assert _principals(roles["ids-training-job"]) == {"ecs-tasks.amazonaws.com"}
     assert _principals(roles["ids-inference"]) == {"ec2.amazonaws.com"}
     assert _principals(roles["ids-notebook"]) == {"sagemaker.amazonaws.com"}
     for role in roles.values():
@@ -132,21 +134,25 @@ def test_attached_policies_are_exactly_the_documented_narrow_ones(run, governanc
         (role_of[a.inputs["role"]], a.inputs["policyArn"]) for a in graph.of_type(ATTACHMENT)
     }
     aws_managed = "arn:aws:iam::aws:policy/"
+    # Managed policies on instance roles only; never on the job role. No
+    # CloudWatchAgentServerPolicy: its logs:PutRetentionPolicy and logs:CreateLogGroup on "*"
+    # (AWS managed policy reference) would let any job shorten the audit logs' retention.
     assert attached == {
         ("ids-training", aws_managed + "AmazonSSMManagedInstanceCore"),
-        ("ids-training", aws_managed + "CloudWatchAgentServerPolicy"),
         ("ids-training", aws_managed + "service-role/AmazonEC2ContainerServiceforEC2Role"),
         ("ids-inference", aws_managed + "AmazonSSMManagedInstanceCore"),
-        ("ids-inference", aws_managed + "CloudWatchAgentServerPolicy"),
     }
     assert not any(broad_managed_policy(arn) for _, arn in attached)
     assert not any(broad_managed_policy(aws_managed + p) for p in MANAGED_POLICIES.values())
-    # No customer policies, and the only inline one is the notebook's own Studio work:
-    # data access is granted by the data's owner.
+    # No customer policies; the only inline ones are the agent's tag lookup: data, log,
+    # metric and Studio access is granted by their owners (aws.Notebook for Studio).
     assert graph.of_type("aws:iam/policy:Policy") == []
-    assert [p.name for p in graph.of_type("aws:iam/rolePolicy:RolePolicy")] == [
-        "ids-notebook-studio"
+    assert sorted(p.name for p in graph.of_type("aws:iam/rolePolicy:RolePolicy")) == [
+        "ids-inference-cloudwatch-agent",
+        "ids-training-cloudwatch-agent",
     ]
+    agent = json.loads(graph.named("ids-training-cloudwatch-agent").inputs["policy"])
+    assert [s["Action"] for s in agent["Statement"]] == [["ec2:DescribeTags"]]
     for role in graph.of_type(ROLE):
         assert not role.inputs.get("managedPolicyArns")
         assert not role.inputs.get("inlinePolicies")
@@ -159,7 +165,7 @@ def test_session_manager_cloudwatch_and_batch_policies_are_switchable(run, gover
             workloads=[
                 {
                     "name": "training",
-                    "services": ["ec2.amazonaws.com", "ecs-tasks.amazonaws.com"],
+                    "services": ["ec2.amazonaws.com"],
                     "sessionManager": False,
                     "batchInstanceRole": False,
                 },
@@ -173,10 +179,30 @@ def test_session_manager_cloudwatch_and_batch_policies_are_switchable(run, gover
         )
     )
     assert {a.name for a in graph.of_type(ATTACHMENT)} == {
-        "ids-training-cloudwatch-agent",
         "ids-inference-ssm",
         "ids-inference-ecs-instance",
     }
+    assert {p.name for p in graph.of_type("aws:iam/rolePolicy:RolePolicy")} == {
+        "ids-training-cloudwatch-agent"
+    }
+
+
+def test_one_role_trusted_by_ec2_and_ecs_tasks_is_refused(governance):
+    # Such a role is both the Batch instance role and the job role: user code would run with
+    # AmazonEC2ContainerServiceforEC2Role and AmazonSSMManagedInstanceCore.
+    with pytest.raises(ConfigError) as caught:
+        aistack_aws.WorkloadIdentityArgs.parse(
+            {
+                "governance": governance,
+                "workloads": [
+                    {
+                        "name": "training",
+                        "services": ["ec2.amazonaws.com", "ecs-tasks.amazonaws.com"],
+                    }
+                ],
+            }
+        )
+    assert caught.value.fields == ["workloads.0.services"]
 
 
 def test_no_users_keys_or_passwords_anywhere_and_every_c6_rule_passes(run, governance):
@@ -217,7 +243,7 @@ def test_session_duration_path_and_boundary_apply_to_every_role(run, governance)
         )
     )
     roles = graph.of_type(ROLE)
-    assert len(roles) == 4
+    assert len(roles) == 5
     for role in roles:
         assert role.inputs["maxSessionDuration"] == 7200
         assert role.inputs["path"] == "/aistack/"
@@ -539,16 +565,8 @@ def test_lookups_return_the_workloads_resources_and_refuse_unknown_ones(run, gov
     assert "not trusted by ec2.amazonaws.com" in str(notebook)
 
 
-def test_notebook_role_may_run_its_own_studio_spaces_and_apps_only(run, governance):
-    import json
-
+def test_the_notebook_role_gets_its_studio_permissions_from_its_domain_not_here(run, governance):
+    # Studio permissions name one domain and region (aws.Notebook attaches them, pinned to
+    # its domain id): an identity created before the domain could only say "*".
     graph = run(lambda: aistack_aws.WorkloadIdentity("id", {"governance": governance}))
-    policy = json.loads(graph.named("id-notebook-studio").inputs["policy"])
-    statements = {s["Sid"]: s for s in policy["Statement"]}
-    assert "sagemaker:CreateApp" in statements["OwnSpacesAndApps"]["Action"]
-    assert all(r.endswith(("space/*", "app/*")) for r in statements["OwnSpacesAndApps"]["Resource"])
-    assert statements["ListForTheStudioUi"]["Resource"] == "*"
-    assert all(a.startswith("sagemaker:List") for a in statements["ListForTheStudioUi"]["Action"])
-    assert graph.named("id-notebook-studio").inputs["role"] == graph.named("id-notebook").id
-    names = {r.name for r in graph.resources}
-    assert "id-training-studio" not in names and "id-inference-studio" not in names
+    assert not [r for r in graph.resources if r.name.endswith("-studio")]

@@ -63,6 +63,18 @@ if [[ $1 == s3 && $2 == sync ]]; then
 fi
 """
 
+# `lsblk -nP -o NAME,FSTYPE,MOUNTPOINT /dev/X` (one disk and what holds it, as util-linux
+# prints it) answers from `$STUB_DIR/lsblk-dev/X`, else as a blank disk; any other listing
+# answers from lsblk.out.
+LSBLK_STUB = r"""
+device=${*: -1}
+if [[ $1 == -nP && $device == /* ]]; then
+  if [[ -f $STUB_DIR/lsblk-dev/${device##*/} ]]; then cat "$STUB_DIR/lsblk-dev/${device##*/}"
+  else printf 'NAME="%s" FSTYPE="" MOUNTPOINT=""\n' "${device##*/}"; fi
+  exit 0
+fi
+"""
+
 
 # Stubs on every sandbox's PATH, with their exit status when the test sets none.
 DEFAULT_STUBS = {
@@ -82,7 +94,7 @@ DEFAULT_STUBS = {
     "curl": 0,
     "aws": 0,
 }
-STUB_BODIES = {"curl": CURL_STUB, "aws": AWS_STUB}
+STUB_BODIES = {"curl": CURL_STUB, "aws": AWS_STUB, "lsblk": LSBLK_STUB}
 
 
 def write_stub(directory: Path, name: str, body: str = "", status: int = 0) -> None:
@@ -156,6 +168,18 @@ class Node:
             (self.bin / name).unlink()
         if name in DEFAULT_STUBS:
             (self.stubs / f"{name}.missing").touch()
+
+    def hide(self, *names: str) -> None:
+        """Take `names` off PATH altogether, so even `command -v` does not find them."""
+        path = self.root / "path"
+        path.mkdir(exist_ok=True)
+        for entry in self.shared_bin.iterdir():
+            if entry.name not in names and not (path / entry.name).exists():
+                (path / entry.name).symlink_to(entry)
+        for name in names:
+            (path / name).unlink(missing_ok=True)
+            (self.bin / name).unlink(missing_ok=True)
+        self.env["PATH"] = f"{self.bin}:{path}"
 
     def answer(self, name: str, out: str | None = None, rc: int | None = None) -> None:
         """What stub `name` prints and its exit status from now on."""

@@ -145,3 +145,77 @@ def test_batch_hosts_run_only_the_spot_watch(node):
     ]
     assert not (node.root / "systemd" / "aistack-wallclock-limit.service").exists()
     assert not (node.root / "systemd" / "aistack-idle-watchdog.service").exists()
+
+
+# ---- the ECS-optimised AL2023 GPU AMI (AWS Batch hosts) ---------------------------------------
+#
+# Platform fact: that AMI is built from al2023-ami-minimal (aws/amazon-ecs-ami,
+# release-al2023.auto.pkrvars.hcl: source_ami_al2023 = "al2023-ami-minimal-...") plus
+#   packages_al2023 = "amazon-efs-utils amazon-ssm-agent amazon-ec2-net-utils acpid
+#                      iproute-tc ec2-instance-connect"
+# (aws/amazon-ecs-ami variables.pkr.hcl, commit 014e02d0fcf9a2a77675291556f486ea132b2613),
+# docker, ecs-init and the NVIDIA driver: no aws CLI, no CloudWatch agent, no mdadm. AL2023
+# ships those as the packages awscli-2, amazon-cloudwatch-agent and mdadm.
+ECS_AL2023_PACKAGES = (
+    "amazon-efs-utils",
+    "amazon-ssm-agent",
+    "amazon-ec2-net-utils",
+    "acpid",
+    "iproute-tc",
+    "ec2-instance-connect",
+)
+HOST_PACKAGES = "awscli-2 amazon-cloudwatch-agent mdadm"
+
+
+def ecs_al2023_host(node, *, mirror_reachable: bool = True) -> None:
+    """A Batch host: none of aws, mdadm, the CloudWatch agent; dnf installs them."""
+    prepare(node)
+    node.hide("aws", "mdadm", "amazon-cloudwatch-agent-ctl")
+    installs = (
+        # What `dnf install` leaves behind: the commands appear on PATH.
+        f"cp {node.shared_bin}/aws {node.shared_bin}/mdadm {node.bin}/\n"
+        f"printf '#!{BASH}\\nexit 0\\n' >{node.bin}/amazon-cloudwatch-agent-ctl\n"
+        f"chmod +x {node.bin}/amazon-cloudwatch-agent-ctl\n"
+        if mirror_reachable
+        # dnf's status when no repository answers (dnf(8): 1 on an error).
+        else "echo 'Error: Failed to download metadata for repo' >&2; exit 1\n"
+    )
+    node.stub("dnf", installs)
+    with (node.root / "node.env").open("a") as env:
+        env.write(f"AISTACK_SCHEDULER=batch\nAISTACK_HOST_PACKAGES='{HOST_PACKAGES}'\n")
+
+
+def test_the_ecs_al2023_ami_lacks_what_the_host_packages_install():
+    for package in HOST_PACKAGES.split():
+        assert package not in ECS_AL2023_PACKAGES
+
+
+def test_a_batch_host_without_the_aws_cli_installs_it_before_the_cache_and_sync(node):
+    ecs_al2023_host(node)
+    node.run("bootstrap.sh", AISTACK_SERVICE_MANAGER="systemd")
+    assert node.calls("dnf") == [["install", "-y", "-q", *HOST_PACKAGES.split()]]
+    order = [call[0] for call in node.calls()]
+    assert order.index("dnf") < order.index("lsblk") < order.index("aws")
+    assert "CloudWatch agent started" in node.log("bootstrap")
+    assert (node.cache / "datasets" / "imagenet" / "v3" / ".aistack-complete").exists()
+
+
+def test_a_host_left_without_the_aws_cli_fails_its_boot_visibly(node):
+    ecs_al2023_host(node, mirror_reachable=False)
+    result = node.run("bootstrap.sh", check=False, AISTACK_SERVICE_MANAGER="systemd")
+    assert result.returncode != 0
+    # cloud-init copies user data's stderr to the console output and cloud-init-output.log.
+    assert "AISTACK BOOT FAILED: the aws CLI is not installed" in result.stderr
+    assert "the aws CLI is missing" in node.log("bootstrap")
+    assert node.calls("lsblk") == [], "nothing after the failed install runs"
+    # The guards started first, so the node still ends itself.
+    assert ["daemon-reload"] in node.calls("systemctl")
+
+
+def test_without_host_packages_a_missing_aws_cli_still_fails_the_boot(node):
+    prepare(node)
+    node.hide("aws")
+    result = node.run("bootstrap.sh", check=False, AISTACK_SERVICE_MANAGER="systemd")
+    assert result.returncode != 0
+    assert "AISTACK BOOT FAILED" in result.stderr
+    assert "AISTACK_HOST_PACKAGES is empty" in node.log("bootstrap")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 EBS = "nvme0n1     Amazon Elastic Block Store              \n"
 STORE = "Amazon EC2 NVMe Instance Storage        "
 
@@ -15,7 +17,10 @@ def test_two_or_more_instance_store_disks_become_one_raid0_array(node):
     node.run("nvme-cache.sh")
     md = str(node.dev / "md0")
     disks = [str(node.dev / f"nvme{i}n1") for i in (1, 2, 3)]
-    assert node.calls("lsblk") == [["-dn", "-o", "NAME,MODEL"]]
+    assert node.calls("lsblk") == [
+        ["-dn", "-o", "NAME,MODEL"],
+        *(["-nP", "-o", "NAME,FSTYPE,MOUNTPOINT", disk] for disk in disks),
+    ]
     assert node.calls("mdadm") == [
         ["--create", md, "--run", "--level=0", "--raid-devices=3", *disks]
     ]
@@ -80,3 +85,89 @@ def test_an_unknown_filesystem_is_refused(node):
     assert result.returncode == 2
     assert "AISTACK_CACHE_FS must be xfs or ext4" in result.stderr
     assert node.calls() == []
+
+
+# ---- the Deep Learning AMI: the image has already put the instance store into LVM -------------
+#
+# Platform fact (AWS DLAMI release notes, e.g. "Deep Learning Base OSS Nvidia Driver GPU AMI
+# (Ubuntu 22.04)", docs.aws.amazon.com/dlami/latest/devguide, "nvme_location:
+# /opt/dlami/nvme"): before user data runs, the image's dlami-nvme.service has made every
+# instance-store disk an LVM physical volume of volume group vg.01, created lv_ephemeral on
+# it, formatted that ext4 and mounted it at /opt/dlami/nvme. The unit follows AWS
+# ParallelCluster's setup-ephemeral-drives.sh (aws/aws-parallelcluster-cookbook:
+# LVM_VG_NAME="vg.01", LVM_NAME="lv_ephemeral", FS_TYPE="ext4"). util-linux then answers:
+#   lsblk -nP -o NAME,FSTYPE,MOUNTPOINT /dev/nvme1n1   the disk, then its holder
+#   findmnt -n -o SOURCE /opt/dlami/nvme               /dev/mapper/vg.01-lv_ephemeral
+#   mountpoint -q /opt/dlami/nvme                      status 0 (status 1 for the cache dir)
+# and mounting the member disk itself fails (mount: unknown filesystem type 'LVM2_member',
+# status 32), which is what ended every serving boot before.
+DLAMI_DISK = (
+    'NAME="nvme1n1" FSTYPE="LVM2_member" MOUNTPOINT=""\n'
+    'NAME="vg.01-lv_ephemeral" FSTYPE="ext4" MOUNTPOINT="/opt/dlami/nvme"\n'
+)
+DLAMI_MOUNT = "/opt/dlami/nvme"
+DLAMI_VOLUME = "/dev/mapper/vg.01-lv_ephemeral"
+
+
+def dlami_boot_state(node, *, image_mounted: bool = True) -> None:
+    """The DLAMI's disks and mounts, as util-linux reports them before user data."""
+    node.answer("lsblk", out=f"{EBS}nvme1n1     {STORE}\n")
+    (node.stubs / "lsblk-dev").mkdir()
+    (node.stubs / "lsblk-dev" / "nvme1n1").write_text(DLAMI_DISK)
+    # blkid reads the signature on the disk itself.
+    node.answer("blkid", out="LVM2_member\n", rc=0)
+    mounted = DLAMI_MOUNT if image_mounted else "/nowhere"
+    node.stub("mountpoint", f'[[ ${{*: -1}} == "{mounted}" ]] || exit 1')
+    node.stub("findmnt", f'[[ ${{*: -1}} == "{mounted}" ]] && echo {DLAMI_VOLUME} || exit 1')
+    # The real mount refuses a member disk; the stub does too, so a regression shows.
+    node.stub(
+        "mount",
+        "for arg; do [[ $arg != *nvme1n1 ]] || "
+        "{ echo \"mount: unknown filesystem type 'LVM2_member'\" >&2; exit 32; }; done",
+    )
+
+
+def test_on_the_dlami_the_cache_is_the_images_volume_bind_mounted_and_nothing_is_formatted(
+    node,
+):
+    dlami_boot_state(node)
+    node.run("nvme-cache.sh")
+    assert node.calls("mount") == [["--bind", DLAMI_MOUNT, str(node.cache)]]
+    for command in ("mdadm", "mkfs.xfs", "mkfs.ext4"):
+        assert node.calls(command) == [], f"{command} must not run on the DLAMI's disks"
+    assert touched(node, "nvme1n1") == [], "the LVM member disk is never touched"
+    assert f"the image mounted {DLAMI_VOLUME} at {DLAMI_MOUNT}" in node.log("nvme-cache")
+
+
+@pytest.mark.parametrize(
+    ("listing", "why"),
+    [
+        (DLAMI_DISK, "it has holders or partitions"),
+        ('NAME="nvme1n1" FSTYPE="LVM2_member" MOUNTPOINT=""\n', "an LVM2_member signature"),
+        ('NAME="nvme1n1" FSTYPE="xfs" MOUNTPOINT="/scratch"\n', "it is mounted at /scratch"),
+        ('NAME="nvme1n1" FSTYPE="linux_raid_member" MOUNTPOINT=""\n', "linux_raid_member"),
+    ],
+)
+def test_a_disk_another_layer_owns_is_never_formatted_or_mounted(node, listing, why):
+    dlami_boot_state(node, image_mounted=False)
+    (node.stubs / "lsblk-dev" / "nvme1n1").write_text(listing)
+    node.run("nvme-cache.sh")
+    assert node.cache.is_dir()
+    for command in ("mdadm", "mkfs.xfs", "mkfs.ext4", "mount"):
+        assert node.calls(command) == [], f"{command} must not touch a disk in use"
+    log = node.log("nvme-cache")
+    assert why in log and "in use by another layer" in log
+
+
+def test_only_the_free_disks_are_striped_when_one_is_in_use(node):
+    node.answer("lsblk", out=f"nvme1n1 {STORE}\nnvme2n1 {STORE}\nnvme3n1 {STORE}\n")
+    (node.stubs / "lsblk-dev").mkdir()
+    (node.stubs / "lsblk-dev" / "nvme2n1").write_text(
+        'NAME="nvme2n1" FSTYPE="ext4" MOUNTPOINT="/data"\n'
+    )
+    node.run("nvme-cache.sh")
+    md = str(node.dev / "md0")
+    free = [str(node.dev / "nvme1n1"), str(node.dev / "nvme3n1")]
+    assert node.calls("mdadm") == [
+        ["--create", md, "--run", "--level=0", "--raid-devices=2", *free]
+    ]

@@ -76,7 +76,7 @@ def test_user_data_is_a_shell_script_carrying_every_script_and_the_settings():
         "AISTACK_CHECKPOINT_DIR=/mnt/nvme/checkpoints",
         "AISTACK_CHECKPOINT_URI=s3://team-checkpoints/run-7",
         "AISTACK_LOG_GROUP=/aistack/training",
-        "AISTACK_TRAINER_CONTAINER_LABEL=aistack.trainer",
+        "AISTACK_TRAINER_CONTAINER_LABEL=aistack.checkpoint-signal",
     ):
         assert f"{line}\n" in env
     files = unpack(user_data)
@@ -214,10 +214,18 @@ def test_user_data_over_the_ec2_limit_is_a_config_error():
     assert caught.value.fields == ["user_data"]
 
 
-def test_batch_nodes_halt_and_signal_every_batch_job_container():
+def test_batch_nodes_signal_only_containers_that_opt_in_not_every_job():
+    # Every Batch job container carries com.amazonaws.ecs.task-arn; selecting on it sent
+    # SIGUSR1 to trainers without a handler, whose default action ends them (signal(7)).
     env = NodeBootstrapConfig.parse({**BASE, "scheduler": "batch"}).environment()
     assert env["AISTACK_SCHEDULER"] == "batch"
-    assert env["AISTACK_TRAINER_CONTAINER_LABEL"] == "com.amazonaws.ecs.task-arn"
+    assert env["AISTACK_TRAINER_CONTAINER_LABEL"] == "aistack.checkpoint-signal"
+
+
+def test_a_label_filter_with_a_value_is_refused_the_value_names_the_signal():
+    with pytest.raises(ConfigError) as caught:
+        NodeBootstrapConfig.parse({**BASE, "trainerContainerLabel": "team=ml"})
+    assert caught.value.fields == ["trainerContainerLabel"]
 
 
 def test_an_install_path_with_shell_characters_is_refused():

@@ -2,9 +2,10 @@
 # bootstrap.sh: prepare a GPU training node; the cloud-init user data runs it at first boot.
 #
 # In order: start the guards (wall-clock limit, spot watch, idle watchdog) so that a node
-# whose later steps fail still ends itself; give the CloudWatch agent its config (GPU
-# metrics and log shipping, T3/T6) when the agent is installed; mount the NVMe cache; sync
-# the dataset. The node is held busy (see lib.sh) until then, so the idle watchdog does not
+# whose later steps fail still ends itself; install AISTACK_HOST_PACKAGES when a command
+# the scripts use is missing (the aws CLI is required: without it the boot fails, loudly);
+# give the CloudWatch agent its config (GPU metrics and log shipping, T3/T6) when the agent
+# is installed; mount the NVMe cache; sync the dataset. The node is held busy (see lib.sh) until then, so the idle watchdog does not
 # count a long download as idle time.
 #
 # Environment:
@@ -19,8 +20,13 @@
 #   AISTACK_SERVICE_MANAGER    systemd | background: how the guards run
 #                                                 (default systemd when systemd is running)
 #   AISTACK_SYSTEMD_DIR        where unit files are written      (default /etc/systemd/system)
+#   AISTACK_HOST_PACKAGES      packages installed with dnf (or apt-get) when aws, mdadm or
+#                              the CloudWatch agent is missing, e.g. "awscli-2
+#                              amazon-cloudwatch-agent mdadm" on the ECS-optimised AL2023
+#                              AMI, which has none of them                  (default: none)
 #   AISTACK_CACHE_DIR, AISTACK_STATE_DIR, AISTACK_LOG_DIR and what the other scripts read.
-# Commands: systemctl or setsid, sed, the agent's ctl, and those of the other scripts.
+# Commands: systemctl or setsid, sed, the agent's ctl, dnf or apt-get (with
+# AISTACK_HOST_PACKAGES), and those of the other scripts.
 
 set -euo pipefail
 export AISTACK_ENV_FILE=${AISTACK_ENV_FILE:-/etc/aistack/node.env}
@@ -148,6 +154,38 @@ configure_cloudwatch() {
     log "CloudWatch agent started with $config (log group $AISTACK_LOG_GROUP)"
 }
 
+# ensure_host_tools: install AISTACK_HOST_PACKAGES when a command the node scripts use is
+# missing. The aws CLI is required: without it the node cannot cache its dataset, flush a
+# checkpoint or end itself, so its absence stops the boot with a line that cloud-init
+# copies to the instance's console output (`aws ec2 get-console-output`).
+ensure_host_tools() {
+  local -a missing=()
+  command -v aws >/dev/null 2>&1 || missing+=(aws)
+  command -v mdadm >/dev/null 2>&1 || missing+=(mdadm)
+  cloudwatch_ctl >/dev/null || missing+=(amazon-cloudwatch-agent)
+  ((${#missing[@]})) || return 0
+  if [[ -n ${AISTACK_HOST_PACKAGES:-} ]]; then
+    log "missing on this image: ${missing[*]}; installing $AISTACK_HOST_PACKAGES"
+    # shellcheck disable=SC2086 # one package per word
+    if command -v dnf >/dev/null 2>&1; then
+      dnf install -y -q $AISTACK_HOST_PACKAGES >&2 || log "dnf install failed"
+    elif command -v apt-get >/dev/null 2>&1; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q $AISTACK_HOST_PACKAGES >&2 ||
+        log "apt-get install failed"
+    else
+      log "neither dnf nor apt-get is installed; cannot install $AISTACK_HOST_PACKAGES"
+    fi
+  else
+    log "missing on this image: ${missing[*]} (AISTACK_HOST_PACKAGES is empty)"
+  fi
+  if ! command -v aws >/dev/null 2>&1; then
+    printf 'AISTACK BOOT FAILED: the aws CLI is not installed on this node\n' >&2
+    die "the aws CLI is missing: no dataset cache (D3), no checkpoint flush (T1), no" \
+      "self-termination. Use an image with it, or set AISTACK_HOST_PACKAGES (the" \
+      "node needs a package mirror it can reach)"
+  fi
+}
+
 main() {
   parse_args "$@"
   prepare_dirs
@@ -155,6 +193,7 @@ main() {
   trap 'hold_release bootstrap' EXIT
   log "bootstrapping from $AISTACK_HOME"
   start_guards
+  ensure_host_tools
   configure_cloudwatch || log "configuring the CloudWatch agent failed; going on without it"
   "$BASH" "$AISTACK_HOME/nvme-cache.sh"
   if [[ -n ${AISTACK_DATASET_URI:-} ]]; then

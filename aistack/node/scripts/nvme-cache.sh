@@ -7,15 +7,24 @@
 # plain directory on the root volume. Idempotent: a mounted cache is left alone and an
 # existing filesystem is mounted, not reformatted.
 #
+# Some images prepare the disks themselves before user data runs: the AWS Deep Learning AMIs
+# put every instance-store disk into one LVM volume (vg.01/lv_ephemeral, ext4) mounted at
+# /opt/dlami/nvme. When AISTACK_IMAGE_NVME_DIR is a mount point it is bind-mounted at the
+# cache dir. A disk that another layer owns (it has holders or partitions, is mounted, or
+# carries an LVM, RAID or other member signature) is never formatted or mounted: it is
+# skipped, and with no free disk left the cache is a directory on the root volume.
+#
 # Environment:
 #   AISTACK_CACHE_DIR    mount point                                       (default /mnt/nvme)
+#   AISTACK_IMAGE_NVME_DIR  where the image mounts the instance store itself
+#                                                            (default /opt/dlami/nvme)
 #   AISTACK_CACHE_FS     xfs | ext4: filesystem made on the disks               (default xfs)
 #   AISTACK_RAID_DEVICE  md device made from two or more disks             (default /dev/md0)
 #   AISTACK_DEV_DIR      directory holding the disks' device nodes             (default /dev)
 #   AISTACK_NVME_MODEL   model of instance-store disks, as `lsblk -o MODEL` prints it
 #                                               (default "Amazon EC2 NVMe Instance Storage")
 #   AISTACK_LOG_DIR      see lib.sh
-# Commands: lsblk, mdadm, blkid, mkfs.xfs or mkfs.ext4, mount, mountpoint.
+# Commands: lsblk, mdadm, blkid, mkfs.xfs or mkfs.ext4, mount, mountpoint, findmnt.
 
 set -euo pipefail
 AISTACK_SCRIPT=nvme-cache
@@ -27,6 +36,7 @@ AISTACK_CACHE_FS=${AISTACK_CACHE_FS:-xfs}
 AISTACK_RAID_DEVICE=${AISTACK_RAID_DEVICE:-/dev/md0}
 AISTACK_DEV_DIR=${AISTACK_DEV_DIR:-/dev}
 AISTACK_NVME_MODEL=${AISTACK_NVME_MODEL:-Amazon EC2 NVMe Instance Storage}
+AISTACK_IMAGE_NVME_DIR=${AISTACK_IMAGE_NVME_DIR-/opt/dlami/nvme}
 
 # Print the kernel names of the instance-store disks, one a line. Runs in a command
 # substitution, where set -e does not reach, hence the explicit return.
@@ -38,6 +48,47 @@ instance_store_disks() {
       printf '%s\n' "$name"
     fi
   done <<<"$listing"
+}
+
+# disk_in_use DEVICE: DEVICE belongs to another layer; prints why. `lsblk -nP` lists the
+# disk and, below it, whatever holds it (partitions, LVM volumes, md arrays), one
+# KEY="value" line each. A disk that cannot be inspected counts as in use.
+disk_in_use() {
+  local device=$1 listing first fstype="" mounted_at="" lines
+  listing=$(lsblk -nP -o NAME,FSTYPE,MOUNTPOINT "$device") || {
+    printf 'lsblk cannot inspect it'
+    return 0
+  }
+  first=${listing%%$'\n'*}
+  lines=$(grep -c . <<<"$listing") || lines=0
+  [[ $first =~ FSTYPE=\"([^\"]*)\" ]] && fstype=${BASH_REMATCH[1]}
+  [[ $first =~ MOUNTPOINT=\"([^\"]*)\" ]] && mounted_at=${BASH_REMATCH[1]}
+  if ((lines > 1)); then
+    printf 'it has holders or partitions'
+  elif [[ -n $mounted_at ]]; then
+    printf 'it is mounted at %s' "$mounted_at"
+  elif [[ $fstype == *_member ]]; then
+    printf 'it carries an %s signature' "$fstype"
+  else
+    return 1
+  fi
+}
+
+# use_image_mount: when the image has mounted the instance store itself, bind-mount that
+# at the cache dir instead of touching the disks.
+use_image_mount() {
+  local image_source
+  if [[ -z $AISTACK_IMAGE_NVME_DIR || $AISTACK_IMAGE_NVME_DIR == "$AISTACK_CACHE_DIR" ]] ||
+    ! mountpoint -q "$AISTACK_IMAGE_NVME_DIR"; then
+    return 1
+  fi
+  image_source=$(findmnt -n -o SOURCE "$AISTACK_IMAGE_NVME_DIR" 2>/dev/null) ||
+    image_source="a volume"
+  log "the image mounted $image_source at $AISTACK_IMAGE_NVME_DIR; the cache uses it, no disk" \
+    "is formatted"
+  mkdir -p "$AISTACK_CACHE_DIR"
+  mount --bind "$AISTACK_IMAGE_NVME_DIR" "$AISTACK_CACHE_DIR"
+  log "bind-mounted $AISTACK_IMAGE_NVME_DIR at $AISTACK_CACHE_DIR"
 }
 
 # make_raid0 DEVICE...: stripe the devices into $AISTACK_RAID_DEVICE unless it exists.
@@ -66,8 +117,8 @@ ensure_filesystem() {
 }
 
 main() {
-  local listing device
-  local -a disks=()
+  local listing device name why
+  local -a found=() disks=()
   parse_args "$@"
   prepare_dirs
   case $AISTACK_CACHE_FS in
@@ -78,13 +129,31 @@ main() {
     log "$AISTACK_CACHE_DIR is mounted already; nothing to do"
     return 0
   fi
+  if use_image_mount; then
+    return 0
+  fi
   listing=$(instance_store_disks)
   if [[ -n $listing ]]; then
-    mapfile -t disks <<<"$listing"
+    mapfile -t found <<<"$listing"
   fi
+  for name in "${found[@]}"; do
+    # Our own array from an earlier boot holds its members: keep them for make_raid0.
+    if ((${#found[@]} > 1)) && [[ -b $AISTACK_RAID_DEVICE ]]; then
+      disks+=("$name")
+    elif why=$(disk_in_use "$AISTACK_DEV_DIR/$name"); then
+      log "leaving $AISTACK_DEV_DIR/$name alone: $why"
+    else
+      disks+=("$name")
+    fi
+  done
   case ${#disks[@]} in
     0)
-      log "no instance-store NVMe disks; the cache is a directory on the root volume"
+      if ((${#found[@]})); then
+        log "every instance-store disk is in use by another layer; the cache is a" \
+          "directory on the root volume"
+      else
+        log "no instance-store NVMe disks; the cache is a directory on the root volume"
+      fi
       mkdir -p "$AISTACK_CACHE_DIR"
       return 0
       ;;

@@ -5,6 +5,7 @@ import json
 import pulumi_aws as aws
 
 from aistack import aws as aistack_aws
+from tests.aws.training_platform import training_platform as _platform
 
 GOVERNANCE = {
     "owner": "ml-platform",
@@ -50,6 +51,7 @@ def test_c6_01_workload_roles_comply(verdicts):
     result = verdicts("AIS-C6-01", _identity)
     assert result == {
         "ids-training": "compliant",
+        "ids-training-job": "compliant",
         "ids-inference": "compliant",
         "ids-notebook": "compliant",
     }
@@ -108,7 +110,9 @@ def test_c6_02_bucket_grant_to_a_workload_role_complies(verdicts):
     assert verdicts("AIS-C6-02", program) == {
         "ckpt-write-training": "compliant",
         "scoped": "compliant",
-        "ids-notebook-studio": "compliant",
+        # ec2:DescribeTags on "*": the action has no resource-level permissions.
+        "ids-training-cloudwatch-agent": "compliant",
+        "ids-inference-cloudwatch-agent": "compliant",
     }
 
 
@@ -232,3 +236,78 @@ def test_c6_04_unpinned_or_wildcard_github_trust_violates(verdicts):
 
 def test_c6_04_does_not_apply_to_service_roles(verdicts):
     assert verdicts("AIS-C6-04", _identity) == {"": "not-applicable"}
+
+
+# ---- AIS-C6-05 -------------------------------------------------------------------------------
+#
+# Platform facts: AmazonEC2ContainerServiceforEC2Role allows ECR pulls of every repository and
+# AmazonSSMManagedInstanceCore ssm:GetParameter(s) on "*" (AWS managed policy reference), and
+# containers "are not prevented from accessing the credentials that are supplied to the
+# container instance profile" (ECS developer guide, task IAM roles). A Batch job gets a role of
+# its own only through jobRoleArn, from the ECS agent at 169.254.170.2.
+
+
+def test_c6_05_a_training_pool_job_runs_as_its_own_role_on_a_one_hop_host(verdicts):
+    result = verdicts("AIS-C6-05", lambda: _platform(GOVERNANCE))
+    assert result == {"train-job": "compliant", "train-launch-template": "compliant"}
+
+
+def test_c6_05_a_job_role_the_instance_may_also_assume_violates(verdicts):
+    def program():
+        identity = aistack_aws.WorkloadIdentity(
+            "id",
+            {
+                "governance": GOVERNANCE,
+                "workloads": [
+                    {"name": "training", "services": ["ec2.amazonaws.com"]},
+                    {"name": "training-job", "services": ["ec2.amazonaws.com"]},
+                ],
+            },
+        )
+        _raw_batch_job(identity.role_arn("training-job"), hop_limit=1)
+
+    assert verdicts("AIS-C6-05", program) == {"raw-job": "non-compliant", "raw-lt": "compliant"}
+
+
+def test_c6_05_a_job_without_a_role_and_a_two_hop_batch_host_violate(verdicts):
+    assert verdicts("AIS-C6-05", lambda: _raw_batch_job(None, hop_limit=2)) == {
+        "raw-job": "non-compliant",
+        "raw-lt": "non-compliant",
+    }
+
+
+def _raw_batch_job(job_role_arn, *, hop_limit):
+    template = aws.ec2.LaunchTemplate(
+        "raw-lt",
+        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+            http_tokens="required", http_put_response_hop_limit=hop_limit
+        ),
+    )
+    aws.batch.ComputeEnvironment(
+        "raw-ce",
+        type="MANAGED",
+        compute_resources=aws.batch.ComputeEnvironmentComputeResourcesArgs(
+            type="SPOT",
+            max_vcpus=16,
+            subnets=["subnet-1"],
+            security_group_ids=["sg-1"],
+            instance_role="arn:aws:iam::123456789012:instance-profile/raw",
+            instance_types=["g5.xlarge"],
+            launch_template=aws.batch.ComputeEnvironmentComputeResourcesLaunchTemplateArgs(
+                launch_template_id=template.id
+            ),
+        ),
+    )
+    properties = {"image": "trainer@sha256:" + "ab" * 32, "command": ["python", "train.py"]}
+    if job_role_arn is None:
+        aws.batch.JobDefinition(
+            "raw-job", type="container", container_properties=json.dumps(properties)
+        )
+    else:
+        aws.batch.JobDefinition(
+            "raw-job",
+            type="container",
+            container_properties=job_role_arn.apply(
+                lambda arn: json.dumps({**properties, "jobRoleArn": arn})
+            ),
+        )

@@ -141,3 +141,21 @@ def test_asg_pool_complies(pool_graphs, rule_id):
 
 def test_asg_nodes_carry_their_wall_clock_limit(pool_graphs):
     assert _statuses(pool_graphs["asg"], "AIS-T5-01")["train-launch-template"] == "compliant"
+
+
+def test_t2_a_retry_rule_after_the_catch_all_exit_violates():
+    # Batch evaluates evaluateOnExit in order and applies the first match (Batch API
+    # reference, RetryStrategy), so this job fails for good on a reclaimed host.
+    def program():
+        _raw_job(
+            retry_strategy={
+                "attempts": 3,
+                "evaluateOnExits": [
+                    {"onReason": "*", "action": "EXIT"},
+                    {"onStatusReason": "Host EC2*", "action": "RETRY"},
+                ],
+            }
+        )
+
+    graph = engine.run(program, config={"aws:region": "us-east-1"})
+    assert _statuses(graph, "AIS-T2-01") == {"raw-job": "non-compliant"}
