@@ -295,9 +295,12 @@ class BudgetGuard(pulumi.ComponentResource):
         self._account = account
 
         kill_fn_name = _physical_name(self.stack, name, "kill-switch", limit=64)
-        kill_log_group = f"/aws/lambda/{kill_fn_name}"
-        kill_log_group_arn = pulumi.Output.format(
-            "arn:{0}:logs:{1}:{2}:log-group:{3}",
+        # A prefix, not a fixed name: the group is kept on `pulumi destroy`, and a fixed name
+        # would make the next `pulumi up` fail with ResourceAlreadyExistsException. The key
+        # policy exists before the group, so it names the prefix.
+        kill_log_group = f"/aws/lambda/{kill_fn_name}-"
+        kill_log_group_arns = pulumi.Output.format(
+            "arn:{0}:logs:{1}:{2}:log-group:{3}*",
             self._partition,
             args.region,
             account,
@@ -333,7 +336,7 @@ class BudgetGuard(pulumi.ComponentResource):
             f"{name}-key",
             description=f"aistack budget alerts {self.stack}/{name}",
             policy=self._key_policy(
-                kill_log_group_arn if args.kill_switch else None,
+                kill_log_group_arns if args.kill_switch else None,
                 self.kill_switch_role.arn if self.kill_switch_role is not None else None,
             ),
             region=args.region,
@@ -378,7 +381,7 @@ class BudgetGuard(pulumi.ComponentResource):
             )
             self.kill_switch_topic_arn = self.kill_switch_topic.arn
             topic_policies.append(kill_policy)
-            self._kill_switch(name, kill_fn_name, kill_log_group, kill_log_group_arn, tags)
+            self._kill_switch(name, kill_fn_name, kill_log_group, tags)
 
         self.cost_allocation_tag: aws.costexplorer.CostAllocationTag | None = None
         if args.activate_cost_allocation_tag:
@@ -595,7 +598,7 @@ class BudgetGuard(pulumi.ComponentResource):
 
     def _key_policy(
         self,
-        log_group_arn: pulumi.Output[str] | None,
+        log_group_arns: pulumi.Output[str] | None,
         kill_switch_role_arn: pulumi.Output[str] | None,
     ) -> pulumi.Output[str]:
         account, partition = self._account, self._partition
@@ -621,7 +624,7 @@ class BudgetGuard(pulumi.ComponentResource):
                 "Condition": {"StringEquals": {"aws:SourceAccount": account}},
             },
         ]
-        if log_group_arn is not None:
+        if log_group_arns is not None:
             statements.append(
                 {
                     "Sid": "LogsEncryptKillSwitchLogs",
@@ -636,7 +639,7 @@ class BudgetGuard(pulumi.ComponentResource):
                     ],
                     "Resource": "*",
                     "Condition": {
-                        "ArnEquals": {"kms:EncryptionContext:aws:logs:arn": log_group_arn}
+                        "ArnLike": {"kms:EncryptionContext:aws:logs:arn": log_group_arns}
                     },
                 }
             )
@@ -663,8 +666,7 @@ class BudgetGuard(pulumi.ComponentResource):
         self,
         name: str,
         function_name: str,
-        log_group_name: str,
-        log_group_arn: pulumi.Output[str],
+        log_group_prefix: str,
         tags: dict[str, str],
     ) -> None:
         args = self.args
@@ -673,9 +675,10 @@ class BudgetGuard(pulumi.ComponentResource):
         # kept forever.
         self.kill_switch_log_group = aws.cloudwatch.LogGroup(
             f"{name}-kill-switch-logs",
-            name=log_group_name,
+            name_prefix=log_group_prefix,
             retention_in_days=args.kill_switch_log_retention_days,
             kms_key_id=self.kms_key.arn,
+            skip_destroy=not args.allow_destroy_with_logs,
             region=args.region,
             tags=tags,
             opts=stateful_opts(self, args.governance, allow_destroy=args.allow_destroy_with_logs),
@@ -693,7 +696,9 @@ class BudgetGuard(pulumi.ComponentResource):
         self.kill_switch_policy = aws.iam.RolePolicy(
             f"{name}-kill-switch-permissions",
             role=self.kill_switch_role.id,
-            policy=self._kill_switch_policy(log_group_arn, self.kill_switch_dead_letters.arn),
+            policy=self._kill_switch_policy(
+                self.kill_switch_log_group.arn, self.kill_switch_dead_letters.arn
+            ),
             opts=child_opts(self),
         )
         self.kill_switch_function = aws.lambda_.Function(

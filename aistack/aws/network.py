@@ -942,9 +942,11 @@ class Network(pulumi.ComponentResource):
                 "arn:{0}:{1}:{2}:{3}:{4}", arn_partition, service, where, account_id, resource
             )
 
-        # Named up front: the key policy must name the log group before the group exists.
-        log_group_name = f"/aistack/{stack_id()}/{name}/vpc-flow-logs"
-        log_group_arn = arn("logs", f"log-group:{log_group_name}")
+        # A prefix, not a fixed name: the group is kept on `pulumi destroy`, and a fixed name
+        # would make the next `pulumi up` fail with ResourceAlreadyExistsException. The key
+        # policy exists before the group, so it names the prefix.
+        log_group_prefix = f"/aistack/{stack_id()}/{name}/vpc-flow-logs-"
+        log_group_arns = arn("logs", f"log-group:{log_group_prefix}*")
         key_policy = policy_output(
             {
                 # AWS's default key policy statement: without it IAM cannot govern the key
@@ -968,9 +970,10 @@ class Network(pulumi.ComponentResource):
                     "kms:GenerateDataKeyWithoutPlaintext",
                     "kms:DescribeKey",
                 ],
-                # In a key policy "*" means this key; the condition narrows it to one group.
+                # In a key policy "*" means this key; the condition narrows it to the
+                # flow-log groups of this network.
                 "Resource": "*",
-                "Condition": {"ArnEquals": {"kms:EncryptionContext:aws:logs:arn": log_group_arn}},
+                "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": log_group_arns}},
             },
         )
         self.flow_log_key = customer_key(
@@ -983,9 +986,10 @@ class Network(pulumi.ComponentResource):
         )
         self.flow_log_group = aws.cloudwatch.LogGroup(
             f"{name}-flow-logs",
-            name=log_group_name,
+            name_prefix=log_group_prefix,
             retention_in_days=args.flow_log_retention_days,
             kms_key_id=self.flow_log_key.arn,
+            skip_destroy=not args.allow_destroy_flow_logs,
             region=region,
             tags=tags,
             opts=stateful_opts(

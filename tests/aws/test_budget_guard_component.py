@@ -1,6 +1,7 @@
 """BudgetGuard: stack-scoped monthly and daily budgets, anomaly alerts, encrypted TLS-only
 topics and an opt-in kill switch wired to the 100 % actual alert only."""
 
+import fnmatch
 import json
 
 import pytest
@@ -277,17 +278,25 @@ def test_kill_switch_logs_go_to_a_retained_encrypted_log_group_of_its_own(run, g
     function = _one(graph, FUNCTION)
     logs = _one(graph, "aws:cloudwatch/logGroup:LogGroup")
     key = _one(graph, "aws:kms/key:Key")
-    assert logs.inputs["name"] == f"/aws/lambda/{function.inputs['name']}"
-    assert function.inputs["loggingConfig"]["logGroup"] == logs.inputs["name"]
+    # Kept on destroy, so named from a prefix: a fixed name would make the next `pulumi up`
+    # fail with ResourceAlreadyExistsException. Lambda writes to whichever group its
+    # logging_config names (Lambda API Reference, LoggingConfig.LogGroup).
+    assert "name" not in logs.inputs
+    assert logs.inputs["namePrefix"] == f"/aws/lambda/{function.inputs['name']}-"
+    assert logs.inputs["skipDestroy"] is True
+    assert function.inputs["loggingConfig"]["logGroup"] == logs.outputs["name"]
+    assert logs.outputs["name"].startswith(logs.inputs["namePrefix"])
     assert logs.urn in function.dependencies
     assert logs.inputs["retentionInDays"] == 365
     assert logs.inputs["kmsKeyId"] == key.outputs["arn"]
     assert logs.retain_on_delete is True and key.retain_on_delete is True
     logs_key = _statements(key)["LogsEncryptKillSwitchLogs"]
     assert logs_key["Principal"] == {"Service": "logs.us-east-1.amazonaws.com"}
-    assert logs_key["Condition"]["ArnEquals"] == {
-        "kms:EncryptionContext:aws:logs:arn": logs.outputs["arn"]
-    }
+    pattern = logs_key["Condition"]["ArnLike"]["kms:EncryptionContext:aws:logs:arn"]
+    assert pattern == (
+        "arn:aws:logs:us-east-1:123456789012:log-group:" + logs.inputs["namePrefix"] + "*"
+    )
+    assert fnmatch.fnmatchcase(logs.outputs["arn"], pattern)
     prod = _guard(run, {**governance, "environment": "prod"}, killSwitch=True)
     assert _one(prod, "aws:cloudwatch/logGroup:LogGroup").protect is True
 

@@ -1,5 +1,6 @@
 """Network: private GPU subnets only where the GPUs are (C2), tiers kept apart (S1)."""
 
+import fnmatch
 import ipaddress
 import json
 from types import SimpleNamespace
@@ -362,8 +363,19 @@ def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(run, governance):
     logs = next(
         s for s in key_policy["Statement"] if s["Sid"] == "CloudWatchLogsUseForFlowLogGroup"
     )
-    assert (
-        logs["Condition"]["ArnEquals"]["kms:EncryptionContext:aws:logs:arn"] == group.outputs["arn"]
+    # Kept on destroy, so named from a prefix: a fixed name would make the next `pulumi up`
+    # fail with ResourceAlreadyExistsException (CloudWatch Logs CreateLogGroup).
+    assert "name" not in group.inputs
+    assert group.inputs["namePrefix"] == "/aistack/aistack-dev/net/vpc-flow-logs-"
+    assert group.inputs["skipDestroy"] is True
+    # The key exists before the group, so its policy names the prefix (ArnLike).
+    pattern = logs["Condition"]["ArnLike"]["kms:EncryptionContext:aws:logs:arn"]
+    assert pattern == (
+        "arn:aws:logs:us-east-1:123456789012:log-group:/aistack/aistack-dev/net/vpc-flow-logs-*"
+    )
+    assert fnmatch.fnmatchcase(group.outputs["arn"], pattern)
+    assert not fnmatch.fnmatchcase(
+        "arn:aws:logs:us-east-1:123456789012:log-group:/aistack/aistack-dev/training", pattern
     )
     custom = _network(run, governance, flowLogRetentionDays=365)
     assert custom.named("net-flow-logs").inputs["retentionInDays"] == 365
