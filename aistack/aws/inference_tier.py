@@ -90,6 +90,8 @@ ALARM_KIND_TAG = "aistack:alarm-kind"
 
 #: TLS 1.3 with TLS 1.2 fallback, forward-secret ciphers only.
 TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
+#: On the load balancer when allow_plaintext_http let it serve confidential data over HTTP.
+PLAINTEXT_HTTP_TAG = "aistack:plaintext-http"
 WAF_MANAGED_RULE_GROUPS = ("AWSManagedRulesCommonRuleSet", "AWSManagedRulesKnownBadInputsRuleSet")
 #: Seconds a node may fail health checks right after joining before the group replaces it.
 HEALTH_CHECK_GRACE_SECONDS = 120
@@ -541,7 +543,10 @@ class InferenceTier(pulumi.ComponentResource):
             enable_deletion_protection=args.governance.environment == "prod",
             access_logs=access_logs,
             region=self.region,
-            tags=self.tags,
+            # The opt-out is recorded where rule AIS-D5-02 reads it.
+            tags={**self.tags, PLAINTEXT_HTTP_TAG: "accepted"}
+            if args.allow_plaintext_http and not args.certificate_arn
+            else self.tags,
             opts=child_opts(self, depends_on=depends_on),
         )
 

@@ -108,6 +108,8 @@ notebook = aistack.Notebook(
 dataset.grant_read(identity.role("notebook"), name="notebook")
 
 # Serving, apart from training: two explicit model versions behind weights (S1-S7, G2-G5).
+# The data is confidential, so config gives `inference.certificateArn` (HTTPS only; without
+# it, or `allowPlaintextHttp: true`, the tier refuses to be built).
 inference = aistack.InferenceTier(
     "inference",
     settings("inference"),
