@@ -604,6 +604,21 @@ def test_quota_needs_cover_each_version_at_its_maximum_on_demand():
     }
 
 
+def test_quota_needs_count_the_instance_refresh_surge(graph):
+    # An instance refresh with MaxHealthyPercentage 200 launches replacements before it
+    # terminates, "up to 200 percent" of the desired capacity (EC2 Auto Scaling API
+    # Reference, RefreshPreferences.MaxHealthyPercentage): at the maximum, twice the nodes.
+    needs = []
+
+    def program():
+        needs.extend(platform().quota_needs())
+
+    run(program)
+    (group,) = [g for g in graph.of_type(GROUP) if g.name == "serve-v1-4-0-asg"]
+    assert group.inputs["instanceRefresh"]["preferences"]["maxHealthyPercentage"] == 200
+    assert {n.pool: n.surge_nodes for n in needs} == {"serve-v1-4-0": 4, "serve-v1-3-2": 4}
+
+
 # ---- monitoring (S5, G4) ---------------------------------------------------------------------
 
 
