@@ -1,10 +1,10 @@
 """`aws.DatasetBucket`: versioned, lifecycle-managed, encrypted S3 storage for ML data.
 
-One component for the four kinds of data a team keeps (datasets, checkpoints, models,
-logs), each with lifecycle defaults for how that data ages (D1). The bucket lives in an
-explicit region (D2) inside the allowed regions (C4), carries the dataset's lineage and
-licence (D6) and, if it holds personal data, the legal basis (D5, G1). It survives
-`pulumi destroy` unless `allow_destroy_with_data` says otherwise.
+One component for the kinds of data a team keeps (datasets, checkpoints, models, logs,
+and the audit trail's log files), each with lifecycle defaults for how that data ages
+(D1). The bucket lives in an explicit region (D2) inside the allowed regions (C4), carries
+the dataset's lineage and licence (D6) and, if it holds personal data, the legal basis
+(D5, G1). It survives `pulumi destroy` unless `allow_destroy_with_data` says otherwise.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from aistack.errors import Problems
 
 __all__ = ["DatasetBucket", "DatasetBucketArgs", "DatasetMetadata", "LIFECYCLE_DEFAULTS"]
 
-Kind = Literal["dataset", "checkpoints", "models", "logs"]
+Kind = Literal["dataset", "checkpoints", "models", "logs", "audit"]
 
 #: Per kind: (noncurrent days, newest noncurrent versions kept, transition noncurrent
 #: versions after N days to storage class or None, current objects expire after N days).
@@ -40,6 +40,9 @@ LIFECYCLE_DEFAULTS: dict[str, tuple[int, int, tuple[int, str] | None, int | None
     "models": (365, 10, (30, "GLACIER_IR"), None),
     # Logs are append-only; they expire after a year, older than 30 days in Standard-IA.
     "logs": (30, 0, None, 365),
+    # CloudTrail log files (aws.AuditTrail): never overwritten; kept a year by default, the
+    # period most audit regimes ask for at least.
+    "audit": (30, 0, None, 365),
 }
 ABORT_INCOMPLETE_UPLOAD_DAYS = 7
 
@@ -109,7 +112,11 @@ class DatasetMetadata(AistackModel):
 
 
 class DatasetBucketArgs(AistackModel):
-    kind: Kind = Field(description="dataset, checkpoints, models or logs: sets lifecycle.")
+    kind: Kind = Field(
+        description="dataset, checkpoints, models, logs or audit (CloudTrail log files, "
+        "for aws.AuditTrail): sets lifecycle and, for logs and audit, which AWS services "
+        "may write."
+    )
     region: str = Field(
         description="Region of the bucket; must be the compute's region (D2) and in "
         "governance.allowed_regions (C4). Explicit: never the provider's default."
@@ -199,7 +206,10 @@ class DatasetBucket(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         access_logs: DatasetBucket | None = None,
+        kms_key: aws.kms.Key | None = None,
     ) -> None:
+        """`kms_key`: encrypt with this key (created by the caller, e.g. with a policy for
+        the service that writes here) instead of a new one; like `kmsKeyArn`, for wiring."""
         args = DatasetBucketArgs.parse(args, where=name)
         problems = Problems()
         region_problem = args.governance.region_problem(args.region, f"{name}.region")
@@ -243,7 +253,9 @@ class DatasetBucket(pulumi.ComponentResource):
         self.kms_key: aws.kms.Key | None = None
         self.kms_key_arn = None
         if args.kind != "logs":
-            if args.kms_key_arn:
+            if kms_key is not None:
+                self.kms_key_arn = kms_key.arn
+            elif args.kms_key_arn:
                 self.kms_key_arn = pulumi.Output.from_input(args.kms_key_arn)
             else:
                 self.kms_key = customer_key(
@@ -439,6 +451,8 @@ class DatasetBucket(pulumi.ComponentResource):
                 "Condition": {"NumericLessThan": {"s3:TlsVersion": "1.2"}},
             },
         ]
+        if self.args.kind == "audit":
+            statements += self._cloudtrail_statements(arn)
         if self.args.kind == "logs":
             account = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(parent=self)
@@ -476,6 +490,45 @@ class DatasetBucket(pulumi.ComponentResource):
                     }
                 )
         return policy_output(*statements)
+
+    def _cloudtrail_statements(self, arn: pulumi.Output[str]) -> list[object]:
+        """CloudTrail's bucket policy (CloudTrail User Guide, "Amazon S3 bucket policy for
+        CloudTrail"): trails of this account only, writing only under AWSLogs/<account>/."""
+        here = pulumi.InvokeOutputOptions(parent=self)
+        account = aws.get_caller_identity_output(opts=here).account_id
+        partition = aws.get_partition_output(opts=here).partition
+        trails = {
+            "StringEquals": {"aws:SourceAccount": account},
+            "ArnLike": {
+                "aws:SourceArn": pulumi.Output.format(
+                    "arn:{0}:cloudtrail:*:{1}:trail/*", partition, account
+                )
+            },
+        }
+        return [
+            {
+                "Sid": "AllowCloudTrailAclCheck",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": "s3:GetBucketAcl",
+                "Resource": arn,
+                "Condition": trails,
+            },
+            {
+                "Sid": "AllowCloudTrailWrite",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": "s3:PutObject",
+                "Resource": pulumi.Output.format("{0}/AWSLogs/{1}/*", arn, account),
+                "Condition": {
+                    **trails,
+                    "StringEquals": {
+                        "aws:SourceAccount": account,
+                        "s3:x-amz-acl": "bucket-owner-full-control",
+                    },
+                },
+            },
+        ]
 
     # ---- grants --------------------------------------------------------------------------
 

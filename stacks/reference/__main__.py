@@ -62,6 +62,10 @@ models = aistack.DatasetBucket(
     access_logs=logs,
 )
 
+# Who read the personal data, and who changed the platform: a multi-region, encrypted,
+# validated CloudTrail trail with S3 data events on the dataset bucket (D5, G1).
+audit = aistack.AuditTrail("audit", settings("audit"), opts, data_buckets=[dataset])
+
 # Images by digest in an immutable, scanned registry (E1).
 registry = aistack.ContainerRegistry("registry", settings("registry"), opts)
 
@@ -141,6 +145,7 @@ pulumi.export("ci_role_arn", identity.ci_role_arn)
 pulumi.export("notebook_url", notebook.studio_url)
 pulumi.export("gpu_quota_requests", quota.summaries)
 pulumi.export("budget_alert_topic", budget.alert_topic_arn)
+pulumi.export("audit_trail", audit.trail_arn)
 pulumi.export("inference_endpoint", inference.endpoint)
 pulumi.export("inference_dashboard", inference.dashboard_name)
 pulumi.export("inference_rollback", inference.rollback_command)
