@@ -45,6 +45,8 @@ LIFECYCLE_DEFAULTS: dict[str, tuple[int, int, tuple[int, str] | None, int | None
     "audit": (30, 0, None, 365),
 }
 ABORT_INCOMPLETE_UPLOAD_DAYS = 7
+#: The one bucket-level action that the `s3:prefix` condition key narrows.
+SCOPED_LIST_ACTION = "s3:ListBucket"
 
 #: Elastic Load Balancing's log-delivery account per region, for regions opened before
 #: August 2022 (AWS: "Enable access logs for your Application Load Balancer"); newer
@@ -429,6 +431,21 @@ class DatasetBucket(pulumi.ComponentResource):
                     else None,
                 )
             )
+            # In a versioned bucket, expiring a current object leaves a delete marker; once
+            # its noncurrent versions expire too, the marker is all that is left, and stays
+            # (listed and billed as an object) unless a rule removes it. S3 refuses
+            # ExpiredObjectDeleteMarker together with Days in one expiration, hence a rule of
+            # its own.
+            rules.append(
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="remove-expired-delete-markers",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(
+                        expired_object_delete_marker=True
+                    ),
+                )
+            )
         return rules
 
     def _bucket_policy(self) -> pulumi.Output[str]:
@@ -562,18 +579,31 @@ class DatasetBucket(pulumi.ComponentResource):
     ) -> aws.iam.RolePolicy:
         prefix = prefix.strip("/")
         objects = pulumi.Output.concat(self.bucket.arn, "/", f"{prefix}/*" if prefix else "*")
+        bucket_actions = list(
+            _perms.S3_LIST + _perms.S3_LIST_UPLOADS if verb == "write" else _perms.S3_LIST
+        )
         list_statement: dict[str, object] = {
             "Sid": "List",
             "Effect": "Allow",
-            "Action": list(_perms.S3_LIST + _perms.S3_LIST_UPLOADS)
-            if verb == "write"
-            else list(_perms.S3_LIST),
+            "Action": bucket_actions,
             "Resource": self.bucket.arn,
         }
+        statements: list[object] = [list_statement]
         if prefix:
+            # s3:prefix applies to ListBucket alone: in a statement conditioned on it,
+            # GetBucketLocation and ListBucketMultipartUploads would never be granted (IAM
+            # Service Authorization Reference, Amazon S3: condition keys per action).
+            list_statement["Action"] = [SCOPED_LIST_ACTION]
             list_statement["Condition"] = {"StringLike": {"s3:prefix": [f"{prefix}/*", prefix]}}
-        statements: list[object] = [
-            list_statement,
+            statements.append(
+                {
+                    "Sid": "Bucket",
+                    "Effect": "Allow",
+                    "Action": [a for a in bucket_actions if a != SCOPED_LIST_ACTION],
+                    "Resource": self.bucket.arn,
+                }
+            )
+        statements += [
             {
                 "Sid": "Objects",
                 "Effect": "Allow",
