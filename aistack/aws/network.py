@@ -96,6 +96,12 @@ _PRIVATE_RANGES = tuple(
 _ZONE_LETTERS = "abcdefgh"
 _ENDPOINT_SERVICE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
 _ALB_PORTS = (443, 80)
+#: What each load balancer port is for: 80 forwards without a certificate and only redirects
+#: to 443 with one, so its rule must not claim HTTPS.
+_ALB_PORT_PURPOSE = {
+    443: "HTTPS to the load balancer",
+    80: "HTTP to the load balancer (a redirect to 443 when it has a certificate)",
+}
 _HTTPS = 443
 
 
@@ -886,7 +892,7 @@ class Network(pulumi.ComponentResource):
                         from_port=alb_port,
                         to_port=alb_port,
                         cidr_ipv4=cidr,
-                        description="HTTPS (80 only to redirect to 443)",
+                        description=_ALB_PORT_PURPOSE[alb_port],
                     )
 
     def _public_routing(self) -> None:

@@ -298,6 +298,12 @@ def test_internal_load_balancer_accepts_https_from_the_vpc_only_by_default(run, 
         (r.inputs["fromPort"], r.inputs["cidrIpv4"]) for r in _rules_into(graph, INGRESS, alb)
     }
     assert sources == {(443, "10.40.0.0/16"), (80, "10.40.0.0/16")}
+    # Port 80 forwards plain HTTP when the tier has no certificate: its rule says so.
+    descriptions = {
+        r.inputs["fromPort"]: r.inputs["description"] for r in _rules_into(graph, INGRESS, alb)
+    }
+    assert descriptions[443] == "HTTPS to the load balancer"
+    assert "HTTPS" not in descriptions[80].split("(")[0]
 
 
 def test_no_rule_lets_inference_or_the_load_balancer_reach_training(run, governance):
