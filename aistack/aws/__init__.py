@@ -31,6 +31,8 @@ _EXPORTS = {
     "NotebookArgs": "aistack.aws.notebook",
     "InferenceTier": "aistack.aws.inference_tier",
     "InferenceTierArgs": "aistack.aws.inference_tier",
+    "AuditTrail": "aistack.aws.audit_trail",
+    "AuditTrailArgs": "aistack.aws.audit_trail",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -59,6 +59,8 @@ DEFAULT_LOG_RETENTION_DAYS = 30
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096,
                       1827, 2192, 2557, 2922, 3288, 3653)  # fmt: skip
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+#: Classifications whose traffic is encrypted in transit, also inside the VPC.
+_ENCRYPT_IN_TRANSIT = frozenset({"confidential", "restricted"})
 _CERTIFICATE = re.compile(
     r"^arn:aws[a-z-]*:(?:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[A-Za-z0-9-]+"
     r"|iam::\d{12}:server-certificate/\S+)$"
@@ -310,12 +312,15 @@ class InferenceTierArgs(AistackModel):
     certificate_arn: str | None = Field(
         None,
         description="ACM certificate for HTTPS on 443 (TLS 1.3/1.2 policy); HTTP then only "
-        "redirects. Without one the load balancer speaks plain HTTP on 80.",
+        "redirects. Without one the load balancer speaks plain HTTP on 80. Required for a "
+        "public load balancer, and when governance.data_classification is confidential or "
+        "restricted, unless allow_plaintext_http.",
     )
     allow_plaintext_http: bool = Field(
         False,
-        description="Allow a public load balancer without a certificate. Off: prompts and "
-        "answers never cross the internet unencrypted.",
+        description="Allow plain HTTP without a certificate where one is required: on a "
+        "public load balancer, or for confidential or restricted data on an internal one. "
+        "Off: prompts and answers with such data never travel unencrypted.",
     )
     waf_rate_limit: int = Field(
         2000,
@@ -466,6 +471,20 @@ def plan_tier(
             "a public load balancer without a certificate would carry prompts and answers "
             "over the internet in plain HTTP.",
             "set certificateArn to an ACM certificate, or (for a test only) "
+            "allowPlaintextHttp: true.",
+        )
+    elif (
+        args.governance.data_classification in _ENCRYPT_IN_TRANSIT
+        and not args.certificate_arn
+        and not args.allow_plaintext_http
+    ):
+        problems.add(
+            f"{at}certificateArn",
+            f"the stack's data is {args.governance.data_classification}, and without a "
+            "certificate its prompts and answers would cross the VPC (and anything peered "
+            "to it) in plain HTTP.",
+            "set certificateArn to an ACM certificate in this region (HTTPS on 443, HTTP "
+            "only redirects), or, if plain HTTP inside the network is an accepted risk, "
             "allowPlaintextHttp: true.",
         )
     if args.certificate_arn:

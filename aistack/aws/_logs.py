@@ -29,21 +29,26 @@ def encrypted_log_group(
     encryption-context condition), which is what the Logs service documents as least
     privilege.
     """
-    account = aws.get_caller_identity_output(
-        opts=pulumi.InvokeOutputOptions(parent=parent)
-    ).account_id
+    here = pulumi.InvokeOutputOptions(parent=parent)
+    account = aws.get_caller_identity_output(opts=here).account_id
+    # Partition and DNS suffix from the provider: aws-cn and aws-us-gov differ in both.
+    partition = aws.get_partition_output(opts=here)
     key_policy = policy_output(
         {
             "Sid": "AccountAdministers",
             "Effect": "Allow",
-            "Principal": {"AWS": pulumi.Output.concat("arn:aws:iam::", account, ":root")},
+            "Principal": {
+                "AWS": pulumi.Output.format("arn:{0}:iam::{1}:root", partition.partition, account)
+            },
             "Action": "kms:*",
             "Resource": "*",  # In a key policy "*" means this key.
         },
         {
             "Sid": "CloudWatchLogsUsesKey",
             "Effect": "Allow",
-            "Principal": {"Service": f"logs.{region}.amazonaws.com"},
+            "Principal": {
+                "Service": pulumi.Output.format("logs.{0}.{1}", region, partition.dns_suffix)
+            },
             "Action": [
                 "kms:Encrypt*",
                 "kms:Decrypt*",
@@ -54,8 +59,8 @@ def encrypted_log_group(
             "Resource": "*",
             "Condition": {
                 "ArnLike": {
-                    "kms:EncryptionContext:aws:logs:arn": pulumi.Output.concat(
-                        "arn:aws:logs:", region, ":", account, ":log-group:*"
+                    "kms:EncryptionContext:aws:logs:arn": pulumi.Output.format(
+                        "arn:{0}:logs:{1}:{2}:log-group:*", partition.partition, region, account
                     )
                 }
             },

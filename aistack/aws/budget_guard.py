@@ -85,15 +85,26 @@ CLOUDWATCH_PRINCIPAL = "cloudwatch.amazonaws.com"
 # refuse is refused here, before anything is created.
 _EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+=?^_`{|}~/-]+@[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
 _MONITOR_ARN = re.compile(r"^arn:aws[a-z-]*:ce::\d{12}:anomalymonitor/[-a-zA-Z0-9/:_]+$")
-# Where each service's mutating calls may land; the tag condition narrows them to the stack.
-_MUTATING_RESOURCES = {
-    "autoscaling": ("autoscaling:{region}:{account}:autoScalingGroup:*:autoScalingGroupName/*",),
-    "batch": (
-        "batch:{region}:{account}:compute-environment/*",
-        "batch:{region}:{account}:job-queue/*",
-    ),
-    "ec2": ("ec2:{region}:{account}:instance/*",),
+# Where each of the handler's mutating calls may land; the tag condition narrows them to
+# the stack, except for the actions in _UNTAGGED_RESOURCE_ACTIONS.
+_ASG_ARN = "autoscaling:{region}:{account}:autoScalingGroup:*:autoScalingGroupName/*"
+_CE_ARN = "batch:{region}:{account}:compute-environment/*"
+_QUEUE_ARN = "batch:{region}:{account}:job-queue/*"
+_MUTATING_RESOURCES: dict[str, tuple[str, ...]] = {
+    "autoscaling:CreateOrUpdateTags": (_ASG_ARN,),
+    "autoscaling:UpdateAutoScalingGroup": (_ASG_ARN,),
+    "batch:TagResource": (_CE_ARN,),
+    "batch:TerminateJob": ("batch:{region}:{account}:job/*",),
+    "batch:UpdateComputeEnvironment": (_CE_ARN,),
+    "batch:UpdateJobQueue": (_QUEUE_ARN,),
+    "ec2:StopInstances": ("ec2:{region}:{account}:instance/*",),
 }
+#: Actions on resources that do not carry the stack tag, so a tag condition would deny them:
+#: Batch jobs are tagged only when submitted with tags (`propagateTags` tags the ECS task, not
+#: the job). The handler picks the jobs through the stack's own queues instead.
+_UNTAGGED_RESOURCE_ACTIONS = frozenset({"batch:TerminateJob"})
+#: Longest an SQS queue keeps a message: the failed budget event waits two weeks for a human.
+_DLQ_RETENTION_SECONDS = 14 * 24 * 3600
 
 Percent = Annotated[float, Field(gt=0)]
 
@@ -285,17 +296,38 @@ class BudgetGuard(pulumi.ComponentResource):
         self._account = account
 
         kill_fn_name = _physical_name(self.stack, name, "kill-switch", limit=64)
-        kill_log_group = f"/aws/lambda/{kill_fn_name}"
-        kill_log_group_arn = pulumi.Output.format(
-            "arn:{0}:logs:{1}:{2}:log-group:{3}",
+        # A prefix, not a fixed name: the group is kept on `pulumi destroy`, and a fixed name
+        # would make the next `pulumi up` fail with ResourceAlreadyExistsException. The key
+        # policy exists before the group, so it names the prefix.
+        kill_log_group = f"/aws/lambda/{kill_fn_name}-"
+        kill_log_group_arns = pulumi.Output.format(
+            "arn:{0}:logs:{1}:{2}:log-group:{3}*",
             self._partition,
             args.region,
             account,
             kill_log_group,
         )
 
-        # One key for the topics and the kill switch's logs. It outlives the stack only when
-        # it encrypts retained logs: a topic's messages are gone within hours.
+        # The role exists before the key, whose policy names it (for the dead-letter queue).
+        self.kill_switch_role: aws.iam.Role | None = None
+        if args.kill_switch:
+            self.kill_switch_role = aws.iam.Role(
+                f"{name}-kill-switch-role",
+                description=f"aistack budget kill switch for stack {self.stack}",
+                assume_role_policy=policy_output(
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"Service": "lambda.amazonaws.com"},
+                        "Action": "sts:AssumeRole",
+                    }
+                ),
+                tags=tags,
+                opts=child_opts(self),
+            )
+
+        # One key for the topics, the kill switch's logs and its dead-letter queue. It
+        # outlives the stack only when it encrypts retained logs: a topic's messages are
+        # gone within hours.
         key_opts = (
             stateful_opts(self, args.governance, allow_destroy=args.allow_destroy_with_logs)
             if args.kill_switch
@@ -304,7 +336,10 @@ class BudgetGuard(pulumi.ComponentResource):
         self.kms_key = customer_key(
             f"{name}-key",
             description=f"aistack budget alerts {self.stack}/{name}",
-            policy=self._key_policy(kill_log_group_arn if args.kill_switch else None),
+            policy=self._key_policy(
+                kill_log_group_arns if args.kill_switch else None,
+                self.kill_switch_role.arn if self.kill_switch_role is not None else None,
+            ),
             region=args.region,
             tags=tags,
             opts=key_opts,
@@ -347,7 +382,7 @@ class BudgetGuard(pulumi.ComponentResource):
             )
             self.kill_switch_topic_arn = self.kill_switch_topic.arn
             topic_policies.append(kill_policy)
-            self._kill_switch(name, kill_fn_name, kill_log_group, kill_log_group_arn, tags)
+            self._kill_switch(name, kill_fn_name, kill_log_group, tags)
 
         self.cost_allocation_tag: aws.costexplorer.CostAllocationTag | None = None
         if args.activate_cost_allocation_tag:
@@ -562,7 +597,11 @@ class BudgetGuard(pulumi.ComponentResource):
         )
         return topic, policy
 
-    def _key_policy(self, log_group_arn: pulumi.Output[str] | None) -> pulumi.Output[str]:
+    def _key_policy(
+        self,
+        log_group_arns: pulumi.Output[str] | None,
+        kill_switch_role_arn: pulumi.Output[str] | None,
+    ) -> pulumi.Output[str]:
         account, partition = self._account, self._partition
         statements: list[object] = [
             {
@@ -586,7 +625,7 @@ class BudgetGuard(pulumi.ComponentResource):
                 "Condition": {"StringEquals": {"aws:SourceAccount": account}},
             },
         ]
-        if log_group_arn is not None:
+        if log_group_arns is not None:
             statements.append(
                 {
                     "Sid": "LogsEncryptKillSwitchLogs",
@@ -601,7 +640,22 @@ class BudgetGuard(pulumi.ComponentResource):
                     ],
                     "Resource": "*",
                     "Condition": {
-                        "ArnEquals": {"kms:EncryptionContext:aws:logs:arn": log_group_arn}
+                        "ArnLike": {"kms:EncryptionContext:aws:logs:arn": log_group_arns}
+                    },
+                }
+            )
+        if kill_switch_role_arn is not None:
+            statements.append(
+                {
+                    # Lambda sends a failed event to the dead-letter queue with the
+                    # function's role; SQS then needs the key for the role, and only for SQS.
+                    "Sid": "KillSwitchWritesDeadLetters",
+                    "Effect": "Allow",
+                    "Principal": {"AWS": kill_switch_role_arn},
+                    "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
+                    "Resource": "*",
+                    "Condition": {
+                        "StringEquals": {"kms:ViaService": f"sqs.{self.region}.amazonaws.com"}
                     },
                 }
             )
@@ -613,40 +667,39 @@ class BudgetGuard(pulumi.ComponentResource):
         self,
         name: str,
         function_name: str,
-        log_group_name: str,
-        log_group_arn: pulumi.Output[str],
+        log_group_prefix: str,
         tags: dict[str, str],
     ) -> None:
         args = self.args
-        assert self.kill_switch_topic is not None
+        assert self.kill_switch_topic is not None and self.kill_switch_role is not None
         # Created before the function so Lambda never creates it itself, unencrypted and
         # kept forever.
         self.kill_switch_log_group = aws.cloudwatch.LogGroup(
             f"{name}-kill-switch-logs",
-            name=log_group_name,
+            name_prefix=log_group_prefix,
             retention_in_days=args.kill_switch_log_retention_days,
             kms_key_id=self.kms_key.arn,
+            skip_destroy=not args.allow_destroy_with_logs,
             region=args.region,
             tags=tags,
             opts=stateful_opts(self, args.governance, allow_destroy=args.allow_destroy_with_logs),
         )
-        self.kill_switch_role = aws.iam.Role(
-            f"{name}-kill-switch-role",
-            description=f"aistack budget kill switch for stack {self.stack}",
-            assume_role_policy=policy_output(
-                {
-                    "Effect": "Allow",
-                    "Principal": {"Service": "lambda.amazonaws.com"},
-                    "Action": "sts:AssumeRole",
-                }
-            ),
+        # Where a budget event goes when every attempt failed (Lambda retries an SNS
+        # invocation twice): kept two weeks, and the Errors alarm below says it happened.
+        self.kill_switch_dead_letters = aws.sqs.Queue(
+            f"{name}-kill-switch-dead-letters",
+            kms_master_key_id=self.kms_key.arn,
+            message_retention_seconds=_DLQ_RETENTION_SECONDS,
+            region=args.region,
             tags=tags,
             opts=child_opts(self),
         )
         self.kill_switch_policy = aws.iam.RolePolicy(
             f"{name}-kill-switch-permissions",
             role=self.kill_switch_role.id,
-            policy=self._kill_switch_policy(log_group_arn),
+            policy=self._kill_switch_policy(
+                self.kill_switch_log_group.arn, self.kill_switch_dead_letters.arn
+            ),
             opts=child_opts(self),
         )
         self.kill_switch_function = aws.lambda_.Function(
@@ -660,11 +713,11 @@ class BudgetGuard(pulumi.ComponentResource):
                 {"budget_guard.py": pulumi.FileAsset(str(KILL_SWITCH_HANDLER))}
             ),
             role=self.kill_switch_role.arn,
+            dead_letter_config=aws.lambda_.FunctionDeadLetterConfigArgs(
+                target_arn=self.kill_switch_dead_letters.arn
+            ),
             timeout=120,
             memory_size=256,
-            # No reserved concurrency: reserving even 1 fails on new accounts, whose limit of
-            # 10 leaves nothing to reserve; the handler is idempotent and keeps the first
-            # recorded sizes, so an overlapping run changes nothing.
             environment=aws.lambda_.FunctionEnvironmentArgs(
                 variables={
                     "AISTACK_STACK": self.stack,
@@ -681,6 +734,28 @@ class BudgetGuard(pulumi.ComponentResource):
         )
         self.kill_switch_function_name = self.kill_switch_function.name
         self.kill_switch_function_arn = self.kill_switch_function.arn
+        # A kill switch that fails must not fail silently: any failed run (each retry
+        # counts) alarms on the alert topic, which the team's addresses read.
+        self.kill_switch_errors_alarm = aws.cloudwatch.MetricAlarm(
+            f"{name}-kill-switch-errors",
+            alarm_description=f"The budget kill switch of stack {self.stack} failed: training "
+            "may still be running past the budget. See the function's log group; the failed "
+            "event is kept in the dead-letter queue.",
+            namespace="AWS/Lambda",
+            metric_name="Errors",
+            dimensions={"FunctionName": self.kill_switch_function.name},
+            statistic="Sum",
+            period=60,
+            evaluation_periods=1,
+            threshold=1,
+            comparison_operator="GreaterThanOrEqualToThreshold",
+            # No invocation is no error: the kill switch runs once a month at most.
+            treat_missing_data="notBreaching",
+            alarm_actions=[self.alert_topic.arn],
+            region=args.region,
+            tags=tags,
+            opts=child_opts(self),
+        )
         self.kill_switch_permission = aws.lambda_.Permission(
             f"{name}-kill-switch-invoke",
             action="lambda:InvokeFunction",
@@ -699,21 +774,23 @@ class BudgetGuard(pulumi.ComponentResource):
             opts=child_opts(self, depends_on=[self.kill_switch_permission]),
         )
 
-    def _kill_switch_policy(self, log_group_arn: pulumi.Output[str]) -> pulumi.Output[str]:
+    def _kill_switch_policy(
+        self, log_group_arn: pulumi.Output[str], dead_letter_arn: pulumi.Output[str]
+    ) -> pulumi.Output[str]:
         discovery, mutating, previous_size_tag = _handler_permissions()
         tagging = [a for a in mutating if a.endswith(("Tags", "TagResource"))]
-        stopping = [a for a in mutating if a not in tagging]
+        untagged = [a for a in mutating if a in _UNTAGGED_RESOURCE_ACTIONS]
+        stopping = [a for a in mutating if a not in tagging and a not in untagged]
 
         def arns(actions: list[str]) -> list[pulumi.Output[str]]:
-            services = sorted({action.split(":", 1)[0] for action in actions})
+            templates = sorted({t for action in actions for t in _MUTATING_RESOURCES[action]})
             return [
                 pulumi.Output.format(
                     "arn:{0}:" + template.format(region=self.region, account="{1}"),
                     self._partition,
                     self._account,
                 )
-                for service in services
-                for template in _MUTATING_RESOURCES[service]
+                for template in templates
             ]
 
         on_this_stack = {"StringEquals": {f"aws:ResourceTag/{STACK_TAG}": self.stack}}
@@ -722,8 +799,8 @@ class BudgetGuard(pulumi.ComponentResource):
                 "Sid": "DiscoverTrainingCapacity",
                 "Effect": "Allow",
                 "Action": discovery,
-                # Describe* calls of Auto Scaling, Batch and EC2 support no resource-level
-                # permissions: IAM requires "*" for them. They only read.
+                # Describe* and batch:ListJobs support no resource-level permissions: IAM
+                # requires "*" for them. They only read.
                 "Resource": "*",
             },
             {
@@ -734,6 +811,14 @@ class BudgetGuard(pulumi.ComponentResource):
                 "Action": stopping,
                 "Resource": arns(stopping),
                 "Condition": on_this_stack,
+            },
+            {
+                # Jobs carry no stack tag to condition on; the handler terminates only the
+                # jobs of the stack's own queues.
+                "Sid": "TerminateThisStacksJobs",
+                "Effect": "Allow",
+                "Action": untagged,
+                "Resource": arns(untagged),
             },
             {
                 "Sid": "RecordPreviousSizes",
@@ -752,6 +837,12 @@ class BudgetGuard(pulumi.ComponentResource):
                 "Effect": "Allow",
                 "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
                 "Resource": pulumi.Output.concat(log_group_arn, ":*"),
+            },
+            {
+                "Sid": "KeepFailedEvents",
+                "Effect": "Allow",
+                "Action": "sqs:SendMessage",
+                "Resource": dead_letter_arn,
             },
         )
 
@@ -811,14 +902,14 @@ def _handler_permissions() -> tuple[list[str], list[str], str]:
     missing = wanted - found.keys()
     if missing:
         raise RuntimeError(f"{KILL_SWITCH_HANDLER} no longer defines {sorted(missing)}")
-    unscoped = set(found["MUTATING_ACTIONS"]) - _MUTATING_RESOURCES.keys()
-    if unscoped:
-        raise RuntimeError(
-            f"the kill switch changes {sorted(unscoped)} resources, which BudgetGuard has no "
-            "resource ARNs for; add them to _MUTATING_RESOURCES"
-        )
     discovery = [a for actions in found["DISCOVERY_ACTIONS"].values() for a in actions]
     mutating = [a for actions in found["MUTATING_ACTIONS"].values() for a in actions]
+    unscoped = set(mutating) - _MUTATING_RESOURCES.keys()
+    if unscoped:
+        raise RuntimeError(
+            f"the kill switch calls {sorted(unscoped)}, which BudgetGuard has no resource "
+            "ARNs for; add them to _MUTATING_RESOURCES"
+        )
     return discovery, mutating, found["PREVIOUS_SIZE_TAG"]
 
 

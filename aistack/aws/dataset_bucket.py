@@ -1,10 +1,10 @@
 """`aws.DatasetBucket`: versioned, lifecycle-managed, encrypted S3 storage for ML data.
 
-One component for the four kinds of data a team keeps (datasets, checkpoints, models,
-logs), each with lifecycle defaults for how that data ages (D1). The bucket lives in an
-explicit region (D2) inside the allowed regions (C4), carries the dataset's lineage and
-licence (D6) and, if it holds personal data, the legal basis (D5, G1). It survives
-`pulumi destroy` unless `allow_destroy_with_data` says otherwise.
+One component for the kinds of data a team keeps (datasets, checkpoints, models, logs,
+and the audit trail's log files), each with lifecycle defaults for how that data ages
+(D1). The bucket lives in an explicit region (D2) inside the allowed regions (C4), carries
+the dataset's lineage and licence (D6) and, if it holds personal data, the legal basis
+(D5, G1). It survives `pulumi destroy` unless `allow_destroy_with_data` says otherwise.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from aistack.errors import Problems
 
 __all__ = ["DatasetBucket", "DatasetBucketArgs", "DatasetMetadata", "LIFECYCLE_DEFAULTS"]
 
-Kind = Literal["dataset", "checkpoints", "models", "logs"]
+Kind = Literal["dataset", "checkpoints", "models", "logs", "audit"]
 
 #: Per kind: (noncurrent days, newest noncurrent versions kept, transition noncurrent
 #: versions after N days to storage class or None, current objects expire after N days).
@@ -40,8 +40,13 @@ LIFECYCLE_DEFAULTS: dict[str, tuple[int, int, tuple[int, str] | None, int | None
     "models": (365, 10, (30, "GLACIER_IR"), None),
     # Logs are append-only; they expire after a year, older than 30 days in Standard-IA.
     "logs": (30, 0, None, 365),
+    # CloudTrail log files (aws.AuditTrail): never overwritten; kept a year by default, the
+    # period most audit regimes ask for at least.
+    "audit": (30, 0, None, 365),
 }
 ABORT_INCOMPLETE_UPLOAD_DAYS = 7
+#: The one bucket-level action that the `s3:prefix` condition key narrows.
+SCOPED_LIST_ACTION = "s3:ListBucket"
 
 #: Elastic Load Balancing's log-delivery account per region, for regions opened before
 #: August 2022 (AWS: "Enable access logs for your Application Load Balancer"); newer
@@ -109,7 +114,11 @@ class DatasetMetadata(AistackModel):
 
 
 class DatasetBucketArgs(AistackModel):
-    kind: Kind = Field(description="dataset, checkpoints, models or logs: sets lifecycle.")
+    kind: Kind = Field(
+        description="dataset, checkpoints, models, logs or audit (CloudTrail log files, "
+        "for aws.AuditTrail): sets lifecycle and, for logs and audit, which AWS services "
+        "may write."
+    )
     region: str = Field(
         description="Region of the bucket; must be the compute's region (D2) and in "
         "governance.allowed_regions (C4). Explicit: never the provider's default."
@@ -199,7 +208,11 @@ class DatasetBucket(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         access_logs: DatasetBucket | None = None,
+        kms_key: aws.kms.Key | None = None,
     ) -> None:
+        """`kms_key`: encrypt with this key (created by the caller, e.g. with a policy for
+        the service that writes here) instead of a new one; like `kmsKeyArn`, for wiring."""
+
         def checks(args: DatasetBucketArgs) -> None:
             problems = Problems()
             region_problem = args.governance.region_problem(args.region, f"{name}.region")
@@ -246,7 +259,9 @@ class DatasetBucket(pulumi.ComponentResource):
         self.kms_key: aws.kms.Key | None = None
         self.kms_key_arn = None
         if args.kind != "logs":
-            if args.kms_key_arn:
+            if kms_key is not None:
+                self.kms_key_arn = kms_key.arn
+            elif args.kms_key_arn:
                 self.kms_key_arn = pulumi.Output.from_input(args.kms_key_arn)
             else:
                 self.kms_key = customer_key(
@@ -420,6 +435,21 @@ class DatasetBucket(pulumi.ComponentResource):
                     else None,
                 )
             )
+            # In a versioned bucket, expiring a current object leaves a delete marker; once
+            # its noncurrent versions expire too, the marker is all that is left, and stays
+            # (listed and billed as an object) unless a rule removes it. S3 refuses
+            # ExpiredObjectDeleteMarker together with Days in one expiration, hence a rule of
+            # its own.
+            rules.append(
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="remove-expired-delete-markers",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(
+                        expired_object_delete_marker=True
+                    ),
+                )
+            )
         return rules
 
     def _bucket_policy(self) -> pulumi.Output[str]:
@@ -442,6 +472,8 @@ class DatasetBucket(pulumi.ComponentResource):
                 "Condition": {"NumericLessThan": {"s3:TlsVersion": "1.2"}},
             },
         ]
+        if self.args.kind == "audit":
+            statements += self._cloudtrail_statements(arn)
         if self.args.kind == "logs":
             account = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(parent=self)
@@ -480,6 +512,45 @@ class DatasetBucket(pulumi.ComponentResource):
                 )
         return policy_output(*statements)
 
+    def _cloudtrail_statements(self, arn: pulumi.Output[str]) -> list[object]:
+        """CloudTrail's bucket policy (CloudTrail User Guide, "Amazon S3 bucket policy for
+        CloudTrail"): trails of this account only, writing only under AWSLogs/<account>/."""
+        here = pulumi.InvokeOutputOptions(parent=self)
+        account = aws.get_caller_identity_output(opts=here).account_id
+        partition = aws.get_partition_output(opts=here).partition
+        trails = {
+            "StringEquals": {"aws:SourceAccount": account},
+            "ArnLike": {
+                "aws:SourceArn": pulumi.Output.format(
+                    "arn:{0}:cloudtrail:*:{1}:trail/*", partition, account
+                )
+            },
+        }
+        return [
+            {
+                "Sid": "AllowCloudTrailAclCheck",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": "s3:GetBucketAcl",
+                "Resource": arn,
+                "Condition": trails,
+            },
+            {
+                "Sid": "AllowCloudTrailWrite",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": "s3:PutObject",
+                "Resource": pulumi.Output.format("{0}/AWSLogs/{1}/*", arn, account),
+                "Condition": {
+                    **trails,
+                    "StringEquals": {
+                        "aws:SourceAccount": account,
+                        "s3:x-amz-acl": "bucket-owner-full-control",
+                    },
+                },
+            },
+        ]
+
     # ---- grants --------------------------------------------------------------------------
 
     def grant_read(
@@ -512,18 +583,31 @@ class DatasetBucket(pulumi.ComponentResource):
     ) -> aws.iam.RolePolicy:
         prefix = prefix.strip("/")
         objects = pulumi.Output.concat(self.bucket.arn, "/", f"{prefix}/*" if prefix else "*")
+        bucket_actions = list(
+            _perms.S3_LIST + _perms.S3_LIST_UPLOADS if verb == "write" else _perms.S3_LIST
+        )
         list_statement: dict[str, object] = {
             "Sid": "List",
             "Effect": "Allow",
-            "Action": list(_perms.S3_LIST + _perms.S3_LIST_UPLOADS)
-            if verb == "write"
-            else list(_perms.S3_LIST),
+            "Action": bucket_actions,
             "Resource": self.bucket.arn,
         }
+        statements: list[object] = [list_statement]
         if prefix:
+            # s3:prefix applies to ListBucket alone: in a statement conditioned on it,
+            # GetBucketLocation and ListBucketMultipartUploads would never be granted (IAM
+            # Service Authorization Reference, Amazon S3: condition keys per action).
+            list_statement["Action"] = [SCOPED_LIST_ACTION]
             list_statement["Condition"] = {"StringLike": {"s3:prefix": [f"{prefix}/*", prefix]}}
-        statements: list[object] = [
-            list_statement,
+            statements.append(
+                {
+                    "Sid": "Bucket",
+                    "Effect": "Allow",
+                    "Action": [a for a in bucket_actions if a != SCOPED_LIST_ACTION],
+                    "Resource": self.bucket.arn,
+                }
+            )
+        statements += [
             {
                 "Sid": "Objects",
                 "Effect": "Allow",

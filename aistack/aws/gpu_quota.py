@@ -7,10 +7,14 @@ large instance, and a P increase can take days, so the request has to go in befo
 first `pulumi up` that needs the capacity, not after the first launch fails.
 
 Each pool is sized at its maximum: max nodes x the vCPUs of its largest instance type.
-Pools in the same quota are summed, an optional headroom is added (rounded up to whole
-instances) and an optional floor applied; one `aws.servicequotas.ServiceQuota` per quota
-code then asks AWS for that value. What AWS does with the request, and why the value can
-only ever go up: docs/components/gpu-quota.md.
+Pools in the same quota are summed, and headroom for what AWS launches above a pool's
+maximum is added: by default one largest instance per pool (AWS Batch may exceed
+`maxvCpus` by one instance; Auto Scaling exceeds its maximum by one instance while it
+rebalances) plus each pool's surge (an inference tier's instance refresh runs up to twice
+its nodes), then an optional percentage (rounded up to whole instances) and an optional
+floor; one `aws.servicequotas.ServiceQuota` per quota code then asks AWS for that value.
+What AWS does with the request, and why the value can only ever go up:
+docs/components/gpu-quota.md.
 
 Pools come from configuration (`needs`) or from components that implement `HasQuotaNeeds`
 (TrainingPool, InferenceTier), passed as `pools=`.
@@ -43,6 +47,7 @@ __all__ = [
     "QuotaNeed",
     "QuotaNeedArgs",
     "QuotaRequest",
+    "DEFAULT_HEADROOM_INSTANCES_PER_POOL",
     "known_quota_codes",
     "plan_requests",
 ]
@@ -62,6 +67,13 @@ class QuotaNeed:
     instance_types: tuple[str, ...]
     max_nodes: int
     market: Market
+    #: Nodes the pool may run above `max_nodes` for a while, e.g. an instance refresh that
+    #: launches replacements before terminating (max healthy percentage 200: max_nodes).
+    surge_nodes: int = 0
+
+
+#: Default `headroom_instances_per_pool`: what Batch and Auto Scaling may exceed a maximum by.
+DEFAULT_HEADROOM_INSTANCES_PER_POOL = 1
 
 
 @runtime_checkable
@@ -94,6 +106,13 @@ class QuotaNeedArgs(AistackModel):
         description="'spot' or 'on-demand'. Required, no default: the market selects a "
         "different quota, and guessing it would file the wrong request."
     )
+    surge_nodes: int = Field(
+        0,
+        ge=0,
+        description="Nodes the pool may run above maxNodes for a while (an instance refresh "
+        "that launches replacements first). Default 0; aws.InferenceTier reports its "
+        "refresh surge itself.",
+    )
 
     @field_validator("instance_types")
     @classmethod
@@ -119,14 +138,23 @@ class GpuQuotaArgs(AistackModel):
         "market}. Default: none, for stacks that pass pool components as `pools=`; at "
         "least one need is required across both.",
     )
+    headroom_instances_per_pool: int = Field(
+        DEFAULT_HEADROOM_INSTANCES_PER_POOL,
+        ge=0,
+        description="Instances of its largest type added per pool, on top of its maximum "
+        "and its surge. Default 1: AWS Batch (BEST_FIT_PROGRESSIVE and the SPOT_*_OPTIMIZED "
+        "strategies) may exceed maxvCpus by one instance, and Auto Scaling exceeds its "
+        "maximum by one instance (or 10 %) while it rebalances zones; at the exact maximum "
+        "that launch fails on the quota. 0 requests the maxima exactly.",
+    )
     headroom_percent: float = Field(
         0,
         ge=0,
         le=100,
         description="Extra quota on top of the pools' maximum, in percent (20 means 20%), "
         "rounded up to whole instances of the smallest type in that quota. Default 0: the "
-        "pools' maximum is exactly what they can use; add headroom for instances "
-        "launched beside the running ones (replacements, rolling updates, ad-hoc runs).",
+        "per-pool headroom and the pools' surge already cover what AWS launches above the "
+        "maxima; add a percentage for capacity outside the pools (ad-hoc runs).",
     )
     floors: dict[str, VcpuCount] = Field(
         default_factory=dict,
@@ -156,6 +184,10 @@ class PoolSizing:
     instance_type: str
     max_nodes: int
     vcpus: int
+    #: vCPUs of one `instance_type` node: the unit of the pool's headroom.
+    node_vcpus: int = 0
+    #: Nodes the pool may run above max_nodes for a while (QuotaNeed.surge_nodes).
+    surge_nodes: int = 0
 
 
 @dataclass(frozen=True)
@@ -170,6 +202,7 @@ class QuotaRequest:
     pools: tuple[PoolSizing, ...]
     #: The pools' maximum, summed.
     pool_vcpus: int
+    #: Everything above the maxima: per-pool instances, surges and the percentage.
     headroom_vcpus: int
     floor: int | None
     #: The value requested: max(pool_vcpus + headroom_vcpus, floor).
@@ -201,9 +234,11 @@ def _summary(
     unit_type: str | None,
     floor: int | None,
     vcpus: int,
+    instances_per_pool: int = 0,
 ) -> str:
     text = f"{_label(quota)}: {vcpus} vCPUs"
-    sized = sum(p.vcpus for p in pools) + headroom
+    pool_headroom = sum((instances_per_pool + p.surge_nodes) * p.node_vcpus for p in pools)
+    sized = sum(p.vcpus for p in pools) + pool_headroom + headroom
     if floor is not None and floor > sized:
         text += (
             f" (explicit floor; the pools need {sized})"
@@ -217,6 +252,17 @@ def _summary(
         text += " for pools " + ", ".join(
             f"{p.pool} ({p.max_nodes} x {p.instance_type}, {p.vcpus} vCPUs)" for p in pools
         )
+    if pool_headroom:
+        parts = []
+        for p in pools:
+            extra = []
+            if instances_per_pool:
+                extra.append(f"{instances_per_pool} x {p.instance_type} above the maximum")
+            if p.surge_nodes:
+                extra.append(f"{p.surge_nodes} x {p.instance_type} refresh surge")
+            if extra:
+                parts.append(f"{p.pool}: " + " and ".join(extra))
+        text += f" plus {pool_headroom} vCPUs pool headroom (" + "; ".join(parts) + ")"
     if headroom:
         text += (
             f" plus {headroom} vCPUs headroom ({headroom_percent:g}%, rounded up to whole "
@@ -229,13 +275,16 @@ def plan_requests(
     sizings: Mapping[str, Sequence[tuple[PoolSizing, str]]],
     *,
     headroom_percent: float = 0,
+    headroom_instances_per_pool: int = DEFAULT_HEADROOM_INSTANCES_PER_POOL,
     floors: Mapping[str, int] | None = None,
 ) -> list[QuotaRequest]:
     """The request per quota code from validated pool sizings.
 
     `sizings` maps a quota code to (pool sizing, smallest type that pool may launch in
-    this quota) pairs. The smallest type is the headroom's rounding unit: headroom smaller
-    than one instance can never be used, since a launch needs the instance's full vCPUs.
+    this quota) pairs. Each pool adds `headroom_instances_per_pool` plus its surge nodes of
+    its largest type. The smallest type is the percentage headroom's rounding unit:
+    headroom smaller than one instance can never be used, since a launch needs the
+    instance's full vCPUs.
     """
     floors = dict(floors or {})
     codes = known_quota_codes()
@@ -251,8 +300,11 @@ def plan_requests(
             wanted = math.ceil(pool_vcpus * headroom_percent / 100)
             headroom = math.ceil(wanted / unit.vcpus) * unit.vcpus
             unit_type = unit.name
+        pool_headroom = sum(
+            (headroom_instances_per_pool + p.surge_nodes) * p.node_vcpus for p in pools
+        )
         floor = floors.get(code)
-        vcpus = max(pool_vcpus + headroom, floor or 0)
+        vcpus = max(pool_vcpus + pool_headroom + headroom, floor or 0)
         requests.append(
             QuotaRequest(
                 quota_code=code,
@@ -262,10 +314,19 @@ def plan_requests(
                 market=quota.market,
                 pools=pools,
                 pool_vcpus=pool_vcpus,
-                headroom_vcpus=headroom,
+                headroom_vcpus=pool_headroom + headroom,
                 floor=floor,
                 vcpus=vcpus,
-                summary=_summary(quota, pools, headroom, headroom_percent, unit_type, floor, vcpus),
+                summary=_summary(
+                    quota,
+                    pools,
+                    headroom,
+                    headroom_percent,
+                    unit_type,
+                    floor,
+                    vcpus,
+                    headroom_instances_per_pool,
+                ),
             )
         )
     return requests
@@ -362,7 +423,12 @@ class GpuQuota(pulumi.ComponentResource):
         super().__init__("aistack:index:AwsGpuQuota", name, {"region": args.region}, opts)
         self.args = args
         self.region = args.region
-        plan = plan_requests(sizings, headroom_percent=args.headroom_percent, floors=args.floors)
+        plan = plan_requests(
+            sizings,
+            headroom_percent=args.headroom_percent,
+            headroom_instances_per_pool=args.headroom_instances_per_pool,
+            floors=args.floors,
+        )
         self.requests = {r.quota_code: r for r in plan}
         self.requested_vcpus = {r.quota_code: r.vcpus for r in plan}
         self.quota_names = {r.quota_code: r.quota_name for r in plan}
@@ -457,6 +523,8 @@ class GpuQuota(pulumi.ComponentResource):
                     instance_type=largest.name,
                     max_nodes=need.max_nodes,
                     vcpus=need.max_nodes * largest.vcpus,
+                    node_vcpus=largest.vcpus,
+                    surge_nodes=need.surge_nodes,
                 )
                 sizings.setdefault(code, []).append((sizing, min(types, key=_size_key).name))
         return sizings

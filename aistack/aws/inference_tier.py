@@ -90,6 +90,10 @@ ALARM_KIND_TAG = "aistack:alarm-kind"
 
 #: TLS 1.3 with TLS 1.2 fallback, forward-secret ciphers only.
 TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
+#: Instance refresh launches replacements first, up to twice the nodes; GpuQuota counts it.
+REFRESH_MAX_HEALTHY_PERCENT = 200
+#: On the load balancer when allow_plaintext_http let it serve confidential data over HTTP.
+PLAINTEXT_HTTP_TAG = "aistack:plaintext-http"
 WAF_MANAGED_RULE_GROUPS = ("AWSManagedRulesCommonRuleSet", "AWSManagedRulesKnownBadInputsRuleSet")
 #: Seconds a node may fail health checks right after joining before the group replaces it.
 HEALTH_CHECK_GRACE_SECONDS = 120
@@ -279,13 +283,16 @@ class InferenceTier(pulumi.ComponentResource):
     # ---- capacity ---------------------------------------------------------------------------
 
     def quota_needs(self) -> list[QuotaNeed]:
-        """What `aws.GpuQuota` must request: each version at its maximum, On-Demand (C1)."""
+        """What `aws.GpuQuota` must request: each version at its maximum, On-Demand (C1),
+        and its instance refresh surge: at max_healthy_percentage 200 the refresh launches
+        every replacement before terminating, up to twice the version's nodes."""
         return [
             QuotaNeed(
                 pool=f"{self._name}-v{plan.slug}",
                 instance_types=(plan.offer.name,),
                 max_nodes=plan.max_nodes,
                 market="on-demand",
+                surge_nodes=plan.max_nodes * (REFRESH_MAX_HEALTHY_PERCENT - 100) // 100,
             )
             for plan in self.versions
         ]
@@ -431,7 +438,7 @@ class InferenceTier(pulumi.ComponentResource):
                 preferences=aws.autoscaling.GroupInstanceRefreshPreferencesArgs(
                     # New nodes first: serving capacity never drops during a refresh.
                     min_healthy_percentage=100,
-                    max_healthy_percentage=200,
+                    max_healthy_percentage=REFRESH_MAX_HEALTHY_PERCENT,
                     instance_warmup=str(HEALTH_CHECK_GRACE_SECONDS),
                 ),
             ),
@@ -545,7 +552,10 @@ class InferenceTier(pulumi.ComponentResource):
             enable_deletion_protection=args.governance.environment == "prod",
             access_logs=access_logs,
             region=self.region,
-            tags=self.tags,
+            # The opt-out is recorded where rule AIS-D5-02 reads it.
+            tags={**self.tags, PLAINTEXT_HTTP_TAG: "accepted"}
+            if args.allow_plaintext_http and not args.certificate_arn
+            else self.tags,
             opts=child_opts(self, depends_on=depends_on),
         )
 

@@ -11,11 +11,13 @@ gateway endpoint (free, never through a NAT); AWS APIs through interface endpoin
 NAT gateway if the team chooses. VPC flow logs go to a KMS-encrypted log group with bounded
 retention.
 
-Zones are decided from the aistack catalog when the program runs, because subnets are
-resources and must exist before any deploy-time answer does. The deploy-time offering
-look-up (what this account really offers: AZ names map to different physical zones in each
-account) is exported beside the plan as `offered_zones`, and a mismatch is logged as a
-warning. See docs/components/network.md.
+Zones are decided when the program runs, from what this account's EC2 answers then (plain,
+synchronous invokes return during the program run, in preview too): the zones it lists as
+available and the zones it offers each GPU type in, intersected with the aistack catalog.
+AZ names map to different physical zones in each account, and some accounts cannot create
+subnets in some names, so the catalog alone could plan a subnet AWS refuses. When the
+account cannot be asked (no answer), the catalog is the fallback. See
+docs/components/network.md.
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ from aistack.errors import ConfigError, Problems
 
 __all__ = [
     "INTERFACE_ENDPOINTS",
+    "AccountZones",
     "NETWORK_TIER_TAG",
     "Network",
     "NetworkArgs",
     "NetworkPlan",
+    "account_zones",
     "plan",
 ]
 
@@ -92,6 +96,12 @@ _PRIVATE_RANGES = tuple(
 _ZONE_LETTERS = "abcdefgh"
 _ENDPOINT_SERVICE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
 _ALB_PORTS = (443, 80)
+#: What each load balancer port is for: 80 forwards without a certificate and only redirects
+#: to 443 with one, so its rule must not claim HTTPS.
+_ALB_PORT_PURPOSE = {
+    443: "HTTPS to the load balancer",
+    80: "HTTP to the load balancer (a redirect to 443 when it has a certificate)",
+}
 _HTTPS = 443
 
 
@@ -301,8 +311,69 @@ class NetworkPlan:
         return tuple(sorted(zones))
 
 
-def plan(args: NetworkArgs, name: str = "network") -> NetworkPlan:
-    """Decide zones and CIDRs for `args`; one ConfigError naming every problem."""
+@dataclass(frozen=True)
+class AccountZones:
+    """What this account's EC2 answered when the program ran."""
+
+    #: Availability zones (not Local or Wavelength zones) the account lists as available.
+    zones: frozenset[str]
+    #: Instance type -> zones of this account that offer it.
+    offers: dict[str, frozenset[str]]
+
+
+def account_zones(args: NetworkArgs) -> AccountZones | None:
+    """Ask EC2 which zones this account has and which offer the network's instance types.
+
+    Plain invokes, so the answer is there before any subnet is planned. None when there is
+    no usable answer, so that the plan falls back to the catalog.
+    """
+    types = sorted(
+        {*args.training_instance_types, *args.inference_instance_types}
+        | ({*args.notebook_instance_types} if args.notebook else set())
+    )
+    try:
+        listed = aws.get_availability_zones(
+            state="available",
+            filters=[
+                aws.GetAvailabilityZonesFilterArgs(name="zone-type", values=["availability-zone"])
+            ],
+            region=args.region,
+        )
+        offers: dict[str, set[str]] = defaultdict(set)
+        if types:
+            offered = aws.ec2.get_instance_type_offerings(
+                location_type="availability-zone",
+                filters=[
+                    aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type", values=types)
+                ],
+                region=args.region,
+            )
+            for type_name, zone in zip(
+                offered.instance_types or [], offered.locations or [], strict=False
+            ):
+                offers[type_name].add(zone)
+    except Exception as exc:  # noqa: BLE001 - any failure to ask means: use the catalog
+        pulumi.log.warn(
+            f"could not ask EC2 for the zones of {args.region} ({exc}); planning subnets from "
+            "the aistack catalog, which may name a zone this account cannot use."
+        )
+        return None
+    names = frozenset(listed.names or [])
+    if not names:
+        return None
+    return AccountZones(
+        zones=names, offers={t: frozenset(zones & names) for t, zones in offers.items()}
+    )
+
+
+def plan(
+    args: NetworkArgs, name: str = "network", account: AccountZones | None = None
+) -> NetworkPlan:
+    """Decide zones and CIDRs for `args`; one ConfigError naming every problem.
+
+    With `account` (what EC2 answered), only zones the account has and offers the types in
+    are used; without it, the catalog's.
+    """
     problems = Problems()
     region_problem = args.governance.region_problem(args.region, f"{name}.region")
     if region_problem:
@@ -337,11 +408,13 @@ def plan(args: NetworkArgs, name: str = "network") -> NetworkPlan:
     tiers: dict[str, tuple[str, ...]] = {}
     fallback: list[str] = []
     region_zones = catalog.region_zones("aws", args.region)
+    if account is not None:
+        region_zones = tuple(z for z in region_zones if z in account.zones)
     for tier, types in wanted.items():
         if not types and tier != "notebook":
             continue
         field_name = f"{name}.{tier}InstanceTypes"
-        offers = _offers(types, args.region, field_name, problems)
+        offers = _offers(types, args.region, field_name, problems, account)
         if offers is None:
             continue
         if override is not None:
@@ -445,9 +518,14 @@ def _is_zone_of(region: str, zone: str) -> bool:
 
 
 def _offers(
-    types: Sequence[str], region: str, field_name: str, problems: Problems
+    types: Sequence[str],
+    region: str,
+    field_name: str,
+    problems: Problems,
+    account: AccountZones | None = None,
 ) -> dict[str, set[str]] | None:
-    """Catalog zones per type in `region`; None (with problems) if any type is unusable."""
+    """Zones per type in `region` (the catalog's, narrowed to the account's when known);
+    None (with problems) if any type is unusable."""
     offers: dict[str, set[str]] = {}
     usable = True
     for index, type_name in enumerate(types):
@@ -468,7 +546,21 @@ def _offers(
             )
             usable = False
             continue
-        offers[entry.name] = set(entry.zones(region))
+        zones = set(entry.zones(region))
+        if account is not None:
+            zones &= account.offers.get(entry.name, frozenset())
+            if not zones:
+                problems.add(
+                    f"{field_name}.{index}",
+                    f"this account offers {entry.name} in none of the zones of {region} that "
+                    f"the aistack catalog lists ({sorted(entry.zones(region))}); EC2 answered "
+                    f"{sorted(account.offers.get(entry.name, ()))} (C2).",
+                    "choose an instance type or region this account offers, or ask AWS "
+                    "support to enable the type.",
+                )
+                usable = False
+                continue
+        offers[entry.name] = zones
     return offers if usable else None
 
 
@@ -526,7 +618,9 @@ class Network(pulumi.ComponentResource):
         args: NetworkArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        args, layout = NetworkArgs.validate_with(args, lambda valid: plan(valid, name), where=name)
+        args, layout = NetworkArgs.validate_with(
+            args, lambda valid: plan(valid, name, account_zones(valid)), where=name
+        )
         super().__init__(
             "aistack:index:AwsNetwork",
             name,
@@ -799,7 +893,7 @@ class Network(pulumi.ComponentResource):
                         from_port=alb_port,
                         to_port=alb_port,
                         cidr_ipv4=cidr,
-                        description="HTTPS (80 only to redirect to 443)",
+                        description=_ALB_PORT_PURPOSE[alb_port],
                     )
 
     def _public_routing(self) -> None:
@@ -941,9 +1035,11 @@ class Network(pulumi.ComponentResource):
                 "arn:{0}:{1}:{2}:{3}:{4}", arn_partition, service, where, account_id, resource
             )
 
-        # Named up front: the key policy must name the log group before the group exists.
-        log_group_name = f"/aistack/{stack_id()}/{name}/vpc-flow-logs"
-        log_group_arn = arn("logs", f"log-group:{log_group_name}")
+        # A prefix, not a fixed name: the group is kept on `pulumi destroy`, and a fixed name
+        # would make the next `pulumi up` fail with ResourceAlreadyExistsException. The key
+        # policy exists before the group, so it names the prefix.
+        log_group_prefix = f"/aistack/{stack_id()}/{name}/vpc-flow-logs-"
+        log_group_arns = arn("logs", f"log-group:{log_group_prefix}*")
         key_policy = policy_output(
             {
                 # AWS's default key policy statement: without it IAM cannot govern the key
@@ -967,9 +1063,10 @@ class Network(pulumi.ComponentResource):
                     "kms:GenerateDataKeyWithoutPlaintext",
                     "kms:DescribeKey",
                 ],
-                # In a key policy "*" means this key; the condition narrows it to one group.
+                # In a key policy "*" means this key; the condition narrows it to the
+                # flow-log groups of this network.
                 "Resource": "*",
-                "Condition": {"ArnEquals": {"kms:EncryptionContext:aws:logs:arn": log_group_arn}},
+                "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": log_group_arns}},
             },
         )
         self.flow_log_key = customer_key(
@@ -982,9 +1079,10 @@ class Network(pulumi.ComponentResource):
         )
         self.flow_log_group = aws.cloudwatch.LogGroup(
             f"{name}-flow-logs",
-            name=log_group_name,
+            name_prefix=log_group_prefix,
             retention_in_days=args.flow_log_retention_days,
             kms_key_id=self.flow_log_key.arn,
+            skip_destroy=not args.allow_destroy_flow_logs,
             region=region,
             tags=tags,
             opts=stateful_opts(

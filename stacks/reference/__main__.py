@@ -61,6 +61,7 @@ args = parse_all(
         "notebook": (aistack.NotebookArgs, settings("notebook")),
         "inference": (aistack.InferenceTierArgs, settings("inference")),
         "gpuQuota": (aistack.GpuQuotaArgs, settings("gpuQuota")),
+        "audit": (aistack.AuditTrailArgs, settings("audit")),
     }
 )
 
@@ -80,6 +81,10 @@ logs = aistack.DatasetBucket("logs", args["logs"], opts)
 dataset = aistack.DatasetBucket("dataset", args["dataset"], opts, access_logs=logs)
 checkpoints = aistack.DatasetBucket("checkpoints", args["checkpoints"], opts, access_logs=logs)
 models = aistack.DatasetBucket("models", args["models"], opts, access_logs=logs)
+
+# Who read the personal data, and who changed the platform: a multi-region, encrypted,
+# validated CloudTrail trail with S3 data events on the dataset bucket (D5, G1).
+audit = aistack.AuditTrail("audit", args["audit"], opts, data_buckets=[dataset])
 
 # Images by digest in an immutable, scanned registry (E1).
 registry = aistack.ContainerRegistry("registry", args["registry"], opts)
@@ -115,6 +120,8 @@ notebook = aistack.Notebook(
 dataset.grant_read(identity.role("notebook"), name="notebook")
 
 # Serving, apart from training: two explicit model versions behind weights (S1-S7, G2-G5).
+# The data is confidential, so config gives `inference.certificateArn` (HTTPS only; without
+# it, or `allowPlaintextHttp: true`, the tier refuses to be built).
 inference = aistack.InferenceTier(
     "inference",
     args["inference"],
@@ -146,6 +153,7 @@ pulumi.export("ci_role_arn", identity.ci_role_arn)
 pulumi.export("notebook_url", notebook.studio_url)
 pulumi.export("gpu_quota_requests", quota.summaries)
 pulumi.export("budget_alert_topic", budget.alert_topic_arn)
+pulumi.export("audit_trail", audit.trail_arn)
 pulumi.export("inference_endpoint", inference.endpoint)
 pulumi.export("inference_dashboard", inference.dashboard_name)
 pulumi.export("inference_rollback", inference.rollback_command)

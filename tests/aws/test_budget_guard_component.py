@@ -1,6 +1,7 @@
 """BudgetGuard: stack-scoped monthly and daily budgets, anomaly alerts, encrypted TLS-only
 topics and an opt-in kill switch wired to the 100 % actual alert only."""
 
+import fnmatch
 import json
 
 import pytest
@@ -251,7 +252,8 @@ def test_kill_switch_deploys_the_handler_for_this_stack(run, governance):
         "AISTACK_DRY_RUN": "false",
     }
     assert function.inputs["timeout"] == 120
-    assert "reservedConcurrentExecutions" not in function.inputs  # new accounts cannot reserve
+    # No reserved concurrency: new accounts, whose concurrency quota is 10, cannot reserve any.
+    assert "reservedConcurrentExecutions" not in function.inputs
     # The engine records assets as what they hold: one file, the handler itself.
     assert function.inputs["code"] == {
         "archive": {"budget_guard.py": {"path": str(KILL_SWITCH_HANDLER)}}
@@ -276,17 +278,25 @@ def test_kill_switch_logs_go_to_a_retained_encrypted_log_group_of_its_own(run, g
     function = _one(graph, FUNCTION)
     logs = _one(graph, "aws:cloudwatch/logGroup:LogGroup")
     key = _one(graph, "aws:kms/key:Key")
-    assert logs.inputs["name"] == f"/aws/lambda/{function.inputs['name']}"
-    assert function.inputs["loggingConfig"]["logGroup"] == logs.inputs["name"]
+    # Kept on destroy, so named from a prefix: a fixed name would make the next `pulumi up`
+    # fail with ResourceAlreadyExistsException. Lambda writes to whichever group its
+    # logging_config names (Lambda API Reference, LoggingConfig.LogGroup).
+    assert "name" not in logs.inputs
+    assert logs.inputs["namePrefix"] == f"/aws/lambda/{function.inputs['name']}-"
+    assert logs.inputs["skipDestroy"] is True
+    assert function.inputs["loggingConfig"]["logGroup"] == logs.outputs["name"]
+    assert logs.outputs["name"].startswith(logs.inputs["namePrefix"])
     assert logs.urn in function.dependencies
     assert logs.inputs["retentionInDays"] == 365
     assert logs.inputs["kmsKeyId"] == key.outputs["arn"]
     assert logs.retain_on_delete is True and key.retain_on_delete is True
     logs_key = _statements(key)["LogsEncryptKillSwitchLogs"]
     assert logs_key["Principal"] == {"Service": "logs.us-east-1.amazonaws.com"}
-    assert logs_key["Condition"]["ArnEquals"] == {
-        "kms:EncryptionContext:aws:logs:arn": logs.outputs["arn"]
-    }
+    pattern = logs_key["Condition"]["ArnLike"]["kms:EncryptionContext:aws:logs:arn"]
+    assert pattern == (
+        "arn:aws:logs:us-east-1:123456789012:log-group:" + logs.inputs["namePrefix"] + "*"
+    )
+    assert fnmatch.fnmatchcase(logs.outputs["arn"], pattern)
     prod = _guard(run, {**governance, "environment": "prod"}, killSwitch=True)
     assert _one(prod, "aws:cloudwatch/logGroup:LogGroup").protect is True
 
@@ -344,24 +354,102 @@ def test_kill_switch_role_may_change_only_this_stacks_resources(run, governance)
     mutating = {a for actions in MUTATING_ACTIONS.values() for a in actions}
     discovery = {a for actions in DISCOVERY_ACTIONS.values() for a in actions}
     for statement in statements.values():
-        actions = set(statement["Action"])
+        actions = (
+            set(statement["Action"])
+            if isinstance(statement["Action"], list)
+            else {statement["Action"]}
+        )
         assert not any(a == "*" or a.endswith(":*") for a in actions), statement
-        if actions & mutating:
+        if actions & mutating and statement["Sid"] != "TerminateThisStacksJobs":
             assert statement["Condition"]["StringEquals"] == {
                 "aws:ResourceTag/aistack:stack": STACK
             }, statement["Sid"]
             assert "*" not in statement["Resource"]
         if statement["Resource"] == "*":
-            # Only the read-only Describe calls, which IAM cannot scope to resources.
+            # Only the read-only Describe/List calls, which IAM cannot scope to resources.
             assert actions == discovery
+    # batch:ListJobs supports no resource-level permission (Service Authorization Reference,
+    # "Actions defined by AWS Batch": no resource type for ListJobs), so it is under "*".
+    assert "batch:ListJobs" in statements["DiscoverTrainingCapacity"]["Action"]
+    # Jobs carry no stack tag (propagateTags tags the ECS task, not the job), so TerminateJob
+    # cannot be conditioned on it; it is held to this account's and region's jobs, and the
+    # handler picks the jobs through the stack's queues.
+    terminate = statements["TerminateThisStacksJobs"]
+    assert terminate["Action"] == ["batch:TerminateJob"]
+    assert terminate["Resource"] == ["arn:aws:batch:us-east-1:123456789012:job/*"]
+    assert "Condition" not in terminate
+    # Each action on its own resource type only.
+    stopping = statements["StopThisStacksCapacity"]
+    assert set(stopping["Resource"]) == {
+        "arn:aws:autoscaling:us-east-1:123456789012:autoScalingGroup:*:autoScalingGroupName/*",
+        "arn:aws:batch:us-east-1:123456789012:compute-environment/*",
+        "arn:aws:batch:us-east-1:123456789012:job-queue/*",
+        "arn:aws:ec2:us-east-1:123456789012:instance/*",
+    }
     tagging = statements["RecordPreviousSizes"]
     assert tagging["Condition"]["ForAllValues:StringEquals"] == {"aws:TagKeys": [PREVIOUS_SIZE_TAG]}
-    granted = {a for s in statements.values() for a in s["Action"] if not a.startswith("logs:")}
+    assert "arn:aws:batch:us-east-1:123456789012:job-queue/*" not in tagging["Resource"]
+    granted = {
+        a
+        for s in statements.values()
+        for a in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])
+        if not a.startswith(("logs:", "sqs:"))
+    }
     assert granted == {a for actions in REQUIRED_ACTIONS.values() for a in actions}
     logs = statements["WriteOwnLogs"]
     log_group = _one(graph, "aws:cloudwatch/logGroup:LogGroup")
     assert logs["Resource"] == log_group.outputs["arn"] + ":*"
     assert set(logs["Action"]) == {"logs:CreateLogStream", "logs:PutLogEvents"}
+    dead_letters = statements["KeepFailedEvents"]
+    assert dead_letters["Action"] == "sqs:SendMessage"
+    assert dead_letters["Resource"] == _one(graph, "aws:sqs/queue:Queue").outputs["arn"]
+
+
+def test_a_failed_kill_switch_keeps_its_event_in_an_encrypted_dead_letter_queue(run, governance):
+    # SNS invokes Lambda asynchronously; after the two retries Lambda drops the event unless
+    # the function has a dead-letter queue or an on-failure destination, which it writes with
+    # the function's own role (AWS Lambda Developer Guide, "Asynchronous invocation":
+    # "Dead-letter queues"). checkov CKV_AWS_116 asks for the same.
+    graph = _guard(run, governance, killSwitch=True)
+    function = _one(graph, FUNCTION)
+    queue = _one(graph, "aws:sqs/queue:Queue")
+    key = _one(graph, "aws:kms/key:Key")
+    role = _one(graph, "aws:iam/role:Role")
+    assert function.inputs["deadLetterConfig"] == {"targetArn": queue.outputs["arn"]}
+    assert queue.inputs["kmsMasterKeyId"] == key.outputs["arn"]
+    assert queue.inputs["messageRetentionSeconds"] == 14 * 24 * 3600  # SQS's longest
+    # Lambda checks at CreateFunction that the role may send to the queue.
+    assert _one(graph, "aws:iam/rolePolicy:RolePolicy").urn in function.dependencies
+    # With a customer key, the sender needs GenerateDataKey and Decrypt on it (Amazon SQS
+    # Developer Guide, "Key management": permissions for producers): granted to the kill
+    # switch's role, and only through SQS.
+    use = _statements(key)["KillSwitchWritesDeadLetters"]
+    assert use["Principal"] == {"AWS": role.outputs["arn"]}
+    assert use["Action"] == ["kms:GenerateDataKey", "kms:Decrypt"]
+    assert use["Condition"] == {"StringEquals": {"kms:ViaService": "sqs.us-east-1.amazonaws.com"}}
+    # The key policy names the role, so the role exists first (KMS refuses an unknown
+    # principal with MalformedPolicyDocumentException).
+    assert role.urn in key.dependencies
+
+
+def test_every_failed_kill_switch_run_alarms_on_the_alert_topic(run, governance):
+    graph = _guard(run, governance, killSwitch=True)
+    function = _one(graph, FUNCTION)
+    alarm = _one(graph, "aws:cloudwatch/metricAlarm:MetricAlarm")
+    assert alarm.name == "guard-kill-switch-errors"
+    # Lambda publishes Errors per function in AWS/Lambda (AWS Lambda Developer Guide, "Types
+    # of metrics for Lambda functions"); each failed attempt counts one.
+    assert (alarm.inputs["namespace"], alarm.inputs["metricName"]) == ("AWS/Lambda", "Errors")
+    assert alarm.inputs["dimensions"] == {"FunctionName": function.outputs["name"]}
+    assert alarm.inputs["statistic"] == "Sum"
+    assert alarm.inputs["threshold"] == 1
+    assert alarm.inputs["comparisonOperator"] == "GreaterThanOrEqualToThreshold"
+    assert alarm.inputs["treatMissingData"] == "notBreaching"
+    assert alarm.inputs["alarmActions"] == [graph.named("guard-alerts").outputs["arn"]]
+    assert graph.of_type("aws:sqs/queue:Queue") != []
+    off = _guard(run, governance)
+    assert off.of_type("aws:cloudwatch/metricAlarm:MetricAlarm") == []
+    assert off.of_type("aws:sqs/queue:Queue") == []
 
 
 def test_every_taggable_resource_carries_the_governance_tags(run, governance):

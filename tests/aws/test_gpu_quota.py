@@ -14,7 +14,15 @@ def _need(pool="training", types=("g5.12xlarge",), nodes=2, market="spot"):
 
 
 def _args(governance, *needs, **overrides):
-    return {"region": "us-east-1", "governance": governance, "needs": list(needs), **overrides}
+    """Arguments for the pool arithmetic: without the default per-pool headroom, which the
+    headroom tests below add back."""
+    return {
+        "region": "us-east-1",
+        "governance": governance,
+        "needs": list(needs),
+        "headroomInstancesPerPool": 0,
+        **overrides,
+    }
 
 
 def _values(graph):
@@ -125,9 +133,47 @@ def test_headroom_rounds_to_the_smallest_type_the_pools_can_launch(run, governan
     assert _values(graph) == {"L-3819A6DF": 384 + 4}
 
 
-def test_no_headroom_by_default(run, governance):
+def test_without_headroom_the_request_is_the_pools_maximum(run, governance):
     graph = run(lambda: aistack_aws.GpuQuota("quota", _args(governance, _need(nodes=3))))
     assert _values(graph) == {"L-3819A6DF": 144}
+
+
+def test_by_default_each_pool_gets_one_largest_instance_above_its_maximum(run, governance):
+    # AWS Batch ComputeResource.maxvCpus (Batch API Reference): "With BEST_FIT_PROGRESSIVE,
+    # SPOT_CAPACITY_OPTIMIZED and SPOT_PRICE_CAPACITY_OPTIMIZED ... AWS Batch might need to
+    # exceed maxvCpus to meet your capacity requirements. In this event, AWS Batch never
+    # exceeds maxvCpus by more than a single instance." Auto Scaling likewise exceeds its
+    # maximum by one instance (or 10 %) while rebalancing zones (EC2 Auto Scaling User Guide,
+    # "Rebalancing activities"). A quota at the exact maximum refuses that launch.
+    captured = []
+
+    def program():
+        args = _args(
+            governance,
+            _need("train", ("g5.12xlarge", "g5.24xlarge"), 4),
+            _need("eval", ("g5.48xlarge",), 1),
+        )
+        del args["headroomInstancesPerPool"]
+        captured.append(aistack_aws.GpuQuota("quota", args))
+
+    graph = run(program)
+    assert _values(graph) == {"L-3819A6DF": 4 * 96 + 96 + 192 + 192}
+    (request,) = captured[0].requests.values()
+    assert request.headroom_vcpus == 96 + 192
+    assert "plus 288 vCPUs pool headroom (train: 1 x g5.24xlarge above the maximum; eval: " in (
+        request.summary
+    )
+
+
+def test_a_pools_surge_is_requested_on_top(run, governance):
+    surge = QuotaNeed("serve", ("g5.xlarge",), 4, "on-demand", surge_nodes=4)
+    graph = run(
+        lambda: aistack_aws.GpuQuota(
+            "quota", {"region": "us-east-1", "governance": governance}, pools=[_FakePool(surge)]
+        )
+    )
+    # 4 nodes, 4 more while a refresh replaces them, and the one-instance headroom.
+    assert _values(graph) == {"L-DB2E81BA": (4 + 4 + 1) * 4}
 
 
 def test_a_floor_raises_a_request_but_never_lowers_it(run, governance):
@@ -223,7 +269,7 @@ def test_pool_components_are_sized_through_quota_needs(run, governance):
     graph = run(
         lambda: aistack_aws.GpuQuota(
             "quota",
-            {"region": "us-east-1", "governance": governance},
+            {"region": "us-east-1", "governance": governance, "headroomInstancesPerPool": 0},
             pools=[training, serving],
         )
     )

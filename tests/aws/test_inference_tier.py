@@ -45,6 +45,8 @@ def tier_args(**overrides):
         "requestLogging": "metadata",
         "latencySloMs": 8000,
         "quality": {"threshold": 0.8},
+        # GOVERNANCE's data is confidential: HTTPS is required (or an explicit opt-out).
+        "certificateArn": CERTIFICATE,
         # A pinned image with nginx on it: the node runs the gateway from the host.
         "machineImage": {"amiId": "ami-0123456789abcdef0"},
         "versions": [
@@ -177,7 +179,7 @@ def test_the_node_policy_scopes_lifecycle_and_metrics_to_this_tier(graph):
 
 
 def test_the_listener_forwards_to_each_version_by_weight_without_stickiness(graph):
-    listener = one(graph, LISTENER)
+    listener = graph.named("serve-https")
     (action,) = listener.inputs["defaultActions"]
     forward = action["forward"]
     weights = {group["arn"]: group["weight"] for group in forward["targetGroups"]}
@@ -226,7 +228,7 @@ def test_a_warm_standby_keeps_one_node_and_a_zero_standby_none():
 def test_rollback_command_moves_all_traffic_to_the_warm_previous_version(graph):
     outputs = graph.outputs_of(graph.named("serve"))
     command = outputs["rollback_command"]
-    listener = one(graph, LISTENER).outputs["arn"]
+    listener = graph.named("serve-https").outputs["arn"]
     assert command.startswith(
         f"aws elbv2 modify-listener --region us-east-1 --listener-arn {listener}"
     )
@@ -446,10 +448,40 @@ def test_without_a_logs_bucket_there_are_no_access_logs():
     assert "accessLogs" not in graph.named("serve-alb").inputs
 
 
-def test_without_a_certificate_an_internal_load_balancer_forwards_plain_http(graph):
+def test_without_a_certificate_an_internal_load_balancer_forwards_plain_http():
+    internal = {**GOVERNANCE, "dataClassification": "internal"}
+    graph = run(lambda: platform(governance=internal, certificateArn=None))
     listener = one(graph, LISTENER)
     assert (listener.inputs["port"], listener.inputs["protocol"]) == (80, "HTTP")
     assert listener.inputs["defaultActions"][0]["type"] == "forward"
+
+
+@pytest.mark.parametrize("classification", ["confidential", "restricted"])
+def test_confidential_data_needs_a_certificate_even_on_an_internal_load_balancer(classification):
+    # Plaintext HTTP on an internal ALB is readable by anything in the VPC and what is peered
+    # to it; checkov flags it as CKV_AWS_2 ("ALB protocol is HTTPS"), CKV_AWS_103 ("ALB uses
+    # TLS 1.2") and CKV2_AWS_20 ("ALB redirects HTTP to HTTPS").
+    governance = {**GOVERNANCE, "dataClassification": classification}
+    error = refusal(governance=governance, certificateArn=None)
+    assert error.fields == ["serve.certificateArn"]
+    assert classification in error.problems[0].message
+    assert "allowPlaintextHttp" in error.problems[0].fix
+
+
+def test_plain_http_for_confidential_data_is_an_explicit_opt_out():
+    graph = run(lambda: platform(certificateArn=None, allowPlaintextHttp=True))
+    listener = one(graph, LISTENER)
+    assert (listener.inputs["port"], listener.inputs["protocol"]) == (80, "HTTP")
+
+
+def test_confidential_data_is_served_over_tls_1_2_or_later_and_port_80_only_redirects(graph):
+    https = graph.named("serve-https")
+    assert (https.inputs["port"], https.inputs["protocol"]) == (443, "HTTPS")
+    # ELBSecurityPolicy-TLS13-1-2-2021-06: TLS 1.3 and 1.2 only (Elastic Load Balancing
+    # User Guide, "Security policies for your Application Load Balancer").
+    assert https.inputs["sslPolicy"] == "ELBSecurityPolicy-TLS13-1-2-2021-06"
+    (http,) = [listener for listener in graph.of_type(LISTENER) if listener.inputs["port"] == 80]
+    assert [action["type"] for action in http.inputs["defaultActions"]] == ["redirect"]
 
 
 def test_with_a_certificate_https_forwards_and_http_redirects():
@@ -575,6 +607,21 @@ def test_quota_needs_cover_each_version_at_its_maximum_on_demand():
         ("serve-v1-4-0", ("g5.xlarge",), 4, "on-demand"),
         ("serve-v1-3-2", ("g5.xlarge",), 4, "on-demand"),
     }
+
+
+def test_quota_needs_count_the_instance_refresh_surge(graph):
+    # An instance refresh with MaxHealthyPercentage 200 launches replacements before it
+    # terminates, "up to 200 percent" of the desired capacity (EC2 Auto Scaling API
+    # Reference, RefreshPreferences.MaxHealthyPercentage): at the maximum, twice the nodes.
+    needs = []
+
+    def program():
+        needs.extend(platform().quota_needs())
+
+    run(program)
+    (group,) = [g for g in graph.of_type(GROUP) if g.name == "serve-v1-4-0-asg"]
+    assert group.inputs["instanceRefresh"]["preferences"]["maxHealthyPercentage"] == 200
+    assert {n.pool: n.surge_nodes for n in needs} == {"serve-v1-4-0": 4, "serve-v1-3-2": 4}
 
 
 # ---- monitoring (S5, G4) ---------------------------------------------------------------------
@@ -713,7 +760,9 @@ def test_previous_version_fallback_is_refused_with_the_rollback_path():
 
 
 def test_public_without_certificate_or_public_subnets_is_refused():
-    assert refusal(network_public=True, public=True).fields == ["serve.certificateArn"]
+    assert refusal(network_public=True, public=True, certificateArn=None).fields == [
+        "serve.certificateArn"
+    ]
     assert refusal(public=True, certificateArn=CERTIFICATE).fields == ["serve.public"]
 
 

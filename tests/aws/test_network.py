@@ -1,5 +1,6 @@
 """Network: private GPU subnets only where the GPUs are (C2), tiers kept apart (S1)."""
 
+import fnmatch
 import ipaddress
 import json
 from types import SimpleNamespace
@@ -58,6 +59,101 @@ def test_training_subnets_are_in_exactly_the_catalog_zones_offering_the_type(run
     assert _zones(graph, "training") == expected
     capped = _network(run, governance)
     assert _zones(capped, "training") == expected[:3]
+
+
+# An older account where one zone name takes no new subnets. EC2 refuses them with
+# "InvalidParameterValue: Value (us-east-1c) for parameter availabilityZone is invalid.
+# Subnets can currently only be created in the following availability zones: us-east-1d,
+# us-east-1a, us-east-1e, us-east-1b." (reported in kz8s/tack#67 and, for the same zone,
+# buildkite/elastic-ci-stack-for-aws#156). AZ names map to different physical zones per
+# account, so the catalog cannot know; only this account's EC2 can.
+RESTRICTED_ACCOUNT_ZONES = ("us-east-1a", "us-east-1b", "us-east-1d", "us-east-1e")
+
+
+@pytest.fixture
+def restricted_account(monkeypatch):
+    """The simulated cloud answering as that account: its zone list and offerings lack c."""
+    from aistack.engine.cloud import SimulatedCloud
+
+    zones, offerings = SimulatedCloud._aws_zones, SimulatedCloud._aws_offerings
+
+    def account_zones(self, args, provider):
+        answer = zones(self, args, provider)
+        keep = [i for i, z in enumerate(answer["names"]) if z in RESTRICTED_ACCOUNT_ZONES]
+        return {
+            **answer,
+            "names": [answer["names"][i] for i in keep],
+            "zoneIds": [answer["zoneIds"][i] for i in keep],
+            "groupNames": [answer["groupNames"][i] for i in keep],
+        }
+
+    def account_offerings(self, args, provider):
+        answer = offerings(self, args, provider)
+        rows = [
+            row
+            for row in zip(answer["instanceTypes"], answer["locations"], strict=True)
+            if args.get("locationType") != "availability-zone" or row[1] in RESTRICTED_ACCOUNT_ZONES
+        ]
+        return {
+            **answer,
+            "instanceTypes": [r[0] for r in rows],
+            "locations": [r[1] for r in rows],
+            "locationTypes": answer["locationTypes"][: len(rows)],
+        }
+
+    monkeypatch.setattr(SimulatedCloud, "_aws_zones", account_zones)
+    monkeypatch.setattr(SimulatedCloud, "_aws_offerings", account_offerings)
+
+
+def test_no_subnet_goes_to_a_zone_this_account_does_not_list(run, governance, restricted_account):
+    assert "us-east-1c" in catalog.region_zones("aws", "us-east-1")  # the catalog would use it
+    graph = _network(run, governance, maxZones=4)
+    zones = {s.inputs["availabilityZone"] for s in graph.of_type(SUBNET)}
+    assert "us-east-1c" not in zones
+    assert zones <= set(RESTRICTED_ACCOUNT_ZONES)
+    # p5.48xlarge is in a, c, d and f by the catalog; this account has only a and d of them.
+    assert _zones(graph, "training") == ["us-east-1a", "us-east-1d"]
+    # Subnets stay named by zone, so a zone the account later gains adds one, renames none.
+    assert {s.name for s in _subnets(graph, "training")} == {
+        "net-training-us-east-1a",
+        "net-training-us-east-1d",
+    }
+
+
+def test_a_type_this_account_offers_nowhere_is_refused_naming_the_field(
+    run, governance, restricted_account, monkeypatch
+):
+    # p4d.24xlarge is in a, b and c by the catalog; this account offers it in none of them.
+    from aistack.engine.cloud import SimulatedCloud
+
+    listed = SimulatedCloud._aws_offerings
+
+    def without_p4d(self, args, provider):
+        answer = listed(self, args, provider)
+        rows = [
+            r
+            for r in zip(answer["instanceTypes"], answer["locations"], strict=True)
+            if r[0] != "p4d.24xlarge"
+        ]
+        return {**answer, "instanceTypes": [r[0] for r in rows], "locations": [r[1] for r in rows]}
+
+    monkeypatch.setattr(SimulatedCloud, "_aws_offerings", without_p4d)
+    with pytest.raises(ConfigError) as error:
+        _network(run, governance, trainingInstanceTypes=["p4d.24xlarge"])
+    assert "net.trainingInstanceTypes.0" in error.value.fields
+    assert "this account offers p4d.24xlarge in none" in str(error.value)
+
+
+def test_without_an_answer_from_ec2_the_catalog_decides(run, governance, monkeypatch):
+    from aistack.engine.cloud import SimulatedCloud
+
+    def no_answer(self, args, provider):
+        # How a failed invoke comes back from a provider: a failure, not a result.
+        return {}, [("", "no valid credential sources for Pulumi AWS Provider found")]
+
+    monkeypatch.setattr(SimulatedCloud, "_aws_zones", no_answer)
+    graph = _network(run, governance, maxZones=4)
+    assert _zones(graph, "training") == ["us-east-1a", "us-east-1c", "us-east-1d", "us-east-1f"]
 
 
 def test_a_second_type_narrows_the_zones_to_those_offering_both(run, governance):
@@ -202,6 +298,12 @@ def test_internal_load_balancer_accepts_https_from_the_vpc_only_by_default(run, 
         (r.inputs["fromPort"], r.inputs["cidrIpv4"]) for r in _rules_into(graph, INGRESS, alb)
     }
     assert sources == {(443, "10.40.0.0/16"), (80, "10.40.0.0/16")}
+    # Port 80 forwards plain HTTP when the tier has no certificate: its rule says so.
+    descriptions = {
+        r.inputs["fromPort"]: r.inputs["description"] for r in _rules_into(graph, INGRESS, alb)
+    }
+    assert descriptions[443] == "HTTPS to the load balancer"
+    assert "HTTPS" not in descriptions[80].split("(")[0]
 
 
 def test_no_rule_lets_inference_or_the_load_balancer_reach_training(run, governance):
@@ -362,8 +464,19 @@ def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(run, governance):
     logs = next(
         s for s in key_policy["Statement"] if s["Sid"] == "CloudWatchLogsUseForFlowLogGroup"
     )
-    assert (
-        logs["Condition"]["ArnEquals"]["kms:EncryptionContext:aws:logs:arn"] == group.outputs["arn"]
+    # Kept on destroy, so named from a prefix: a fixed name would make the next `pulumi up`
+    # fail with ResourceAlreadyExistsException (CloudWatch Logs CreateLogGroup).
+    assert "name" not in group.inputs
+    assert group.inputs["namePrefix"] == "/aistack/aistack-dev/net/vpc-flow-logs-"
+    assert group.inputs["skipDestroy"] is True
+    # The key exists before the group, so its policy names the prefix (ArnLike).
+    pattern = logs["Condition"]["ArnLike"]["kms:EncryptionContext:aws:logs:arn"]
+    assert pattern == (
+        "arn:aws:logs:us-east-1:123456789012:log-group:/aistack/aistack-dev/net/vpc-flow-logs-*"
+    )
+    assert fnmatch.fnmatchcase(group.outputs["arn"], pattern)
+    assert not fnmatch.fnmatchcase(
+        "arn:aws:logs:us-east-1:123456789012:log-group:/aistack/aistack-dev/training", pattern
     )
     custom = _network(run, governance, flowLogRetentionDays=365)
     assert custom.named("net-flow-logs").inputs["retentionInDays"] == 365

@@ -25,9 +25,10 @@ def test_it_composes_the_whole_platform(graph):
         "AwsTrainingPool",
         "AwsNotebook",
         "AwsGpuQuota",
+        "AwsAuditTrail",
     } <= components
     kinds = {r.inputs["kind"] for r in graph.of_type("aistack:index:AwsDatasetBucket")}
-    assert kinds == {"dataset", "checkpoints", "models", "logs"}
+    assert kinds == {"dataset", "checkpoints", "models", "logs", "audit"}
 
 
 def test_no_checklist_item_fails(graph):

@@ -6,17 +6,27 @@ invokes this Lambda. It acts on resources tagged `aistack:stack=<AISTACK_STACK>`
 
 * Auto Scaling groups: `MinSize` and `DesiredCapacity` set to 0. `MaxSize` is left alone so
   the team can scale back up by hand. The old sizes go into the group's
-  `aistack:kill-switch-previous` tag (`min=1,desired=2`) first.
-* AWS Batch managed compute environments: `minvCpus` and `maxvCpus` set to 0 (only
-  `maxvCpus` for Fargate). The old sizes go into the same tag (`min=0,max=256,desired=4`).
-  `desiredvCpus` is left out on purpose: Batch refuses to lower it by hand ("Manually
-  scaling down compute environment is not supported"). With `maxvCpus` at 0 and the
-  queues disabled, Batch scales the environment down by itself.
+  `aistack:kill-switch-previous` tag (`min=1,desired=2`) first. Groups that AWS Batch
+  manages (named `AWSBatch-*`, tagged `AWSBatchServiceTag`) are skipped even if Batch copied
+  the stack's tags onto them: Batch sizes them itself, through the compute environment.
 * Batch job queues: set to `DISABLED` if they use a matched compute environment or carry
-  the two tags themselves.
+  the two tags themselves, so no new job starts.
+* Batch jobs of those queues that are `SUBMITTED`, `PENDING`, `RUNNABLE`, `STARTING` or
+  `RUNNING`: terminated (`TerminateJob`; Batch cancels the ones not yet started and stops
+  the running ones, which then end `FAILED`). Disabling a queue alone lets its running
+  jobs go on to their attempt timeout, at GPU prices.
+* AWS Batch managed compute environments: `state` set to `DISABLED` (it then never scales
+  out) and `minvCpus` to 0, so it scales in as its jobs end. `maxvCpus` goes to 0 too, but
+  only once `desiredvCpus` is 0: Batch refuses a `maxvCpus` below `desiredvCpus`
+  ("desiredvCpus should be between minvCpus and maxvCpus") and refuses to lower
+  `desiredvCpus` by hand ("Manually scaling down compute environment is not supported"),
+  so while the environment still runs instances, a later run (a retry, or the next alert)
+  lowers `maxvCpus`. Fargate has only `maxvCpus`. The old sizes go into the same tag
+  (`min=0,max=256,desired=4`), written the first time only.
 * Standalone EC2 instances (those not started by an Auto Scaling group) that are pending or
   running: stopped, never terminated, because their disks may hold state. Instances that an
-  Auto Scaling group launched are handled by scaling that group.
+  Auto Scaling group launched are handled by scaling that group; Batch's instances (whose
+  group Batch manages) go when their environment scales in.
 
 Idempotent: a resource that is already at zero, disabled or stopped is reported under
 `unchanged` and is not touched again. In particular the previous-size tag is not
@@ -71,14 +81,21 @@ DRY_RUN_ENV = "AISTACK_DRY_RUN"
 #: Read-only calls. IAM cannot scope these to resources, so they need `Resource: "*"`.
 DISCOVERY_ACTIONS: dict[str, list[str]] = {
     "autoscaling": ["autoscaling:DescribeAutoScalingGroups"],
-    "batch": ["batch:DescribeComputeEnvironments", "batch:DescribeJobQueues"],
+    "batch": ["batch:DescribeComputeEnvironments", "batch:DescribeJobQueues", "batch:ListJobs"],
     "ec2": ["ec2:DescribeInstances"],
 }
 #: Calls that change resources. Condition these on `aws:ResourceTag/aistack:stack`, so job
-#: queues must carry the stack tag too.
+#: queues must carry the stack tag too; except `TerminateJob`, as Batch jobs do not carry
+#: the stack tag (`propagateTags` copies tags to the ECS task, not to the job): the handler
+#: picks jobs by the stack's queues instead.
 MUTATING_ACTIONS: dict[str, list[str]] = {
     "autoscaling": ["autoscaling:CreateOrUpdateTags", "autoscaling:UpdateAutoScalingGroup"],
-    "batch": ["batch:TagResource", "batch:UpdateComputeEnvironment", "batch:UpdateJobQueue"],
+    "batch": [
+        "batch:TagResource",
+        "batch:TerminateJob",
+        "batch:UpdateComputeEnvironment",
+        "batch:UpdateJobQueue",
+    ],
     "ec2": ["ec2:StopInstances"],
 }
 #: Every IAM action the handler needs, by service.
@@ -92,6 +109,14 @@ _FALSE = frozenset({"false", "0", "no", "off", ""})
 # The tag that AWS puts on every instance an Auto Scaling group launches. Batch and EKS node
 # groups launch their instances through Auto Scaling groups too.
 _ASG_INSTANCE_TAG = "aws:autoscaling:groupName"
+# How AWS Batch marks what it creates: its service-linked role may only create and update
+# Auto Scaling groups named `AWSBatch*`, and only tag resources carrying `AWSBatchServiceTag`
+# (AWS Batch User Guide, "Using service-linked roles for AWS Batch", AWSServiceRoleForBatch).
+_BATCH_GROUP_PREFIX = "AWSBatch"
+_BATCH_SERVICE_TAG = "AWSBatchServiceTag"
+#: Job states TerminateJob acts on; ListJobs takes one status per call.
+_ACTIVE_JOB_STATUSES = ("SUBMITTED", "PENDING", "RUNNABLE", "STARTING", "RUNNING")
+_TERMINATE_REASON = "aistack budget kill switch: the stack's monthly budget is spent"
 _GONE_STATUSES = frozenset({"DELETING", "DELETED"})
 _INSTANCE_STATES = ["pending", "running", "stopping", "stopped"]
 _STOPPED_STATES = frozenset({"stopping", "stopped", "shutting-down", "terminated"})
@@ -121,6 +146,7 @@ class _Run:
             "auto_scaling_groups": [],
             "batch_compute_environments": [],
             "job_queues": [],
+            "jobs": [],
             "instances": [],
             "unchanged": [],
         }
@@ -275,6 +301,11 @@ def _auto_scaling_groups(run: _Run, client: Any) -> None:
     for group in groups:
         name = group["AutoScalingGroupName"]
         min_size, desired, max_size = group["MinSize"], group["DesiredCapacity"], group["MaxSize"]
+        if _batch_manages(name, {t["Key"] for t in group.get("Tags", [])}):
+            run.unchanged(
+                kind, name, "managed by AWS Batch, which sizes it from its compute environment"
+            )
+            continue
         if group.get("Status"):  # only set while the group is being deleted
             run.unchanged(kind, name, f"group is being deleted ({group['Status']})")
             continue
@@ -317,13 +348,24 @@ def _auto_scaling_groups(run: _Run, client: Any) -> None:
 # -- Batch -----------------------------------------------------------------------------------
 
 
+def _batch_manages(group_name: str, tag_keys: set[str]) -> bool:
+    """Whether AWS Batch created this Auto Scaling group for a compute environment."""
+    return group_name.startswith(_BATCH_GROUP_PREFIX) or _BATCH_SERVICE_TAG in tag_keys
+
+
 def _batch(run: _Run, client: Any) -> None:
-    matched = _compute_environments(run, client)
-    _job_queues(run, client, matched)
+    # Queues first, so that no new job starts; then the jobs, so that the environments can
+    # scale in; then the environments.
+    environments = _compute_environments(run, client)
+    matched = {key for env in environments for key in (env["name"], env["arn"])}
+    queues = _job_queues(run, client, matched)
+    _jobs(run, client, queues)
+    for env in environments:
+        _stop_compute_environment(run, client, env)
 
 
-def _compute_environments(run: _Run, client: Any) -> set[str]:
-    """Scale the stack's managed compute environments to zero; return their names and ARNs."""
+def _compute_environments(run: _Run, client: Any) -> list[dict[str, Any]]:
+    """The stack's training compute environments that still exist (name, arn, raw)."""
     kind = "batch_compute_environment"
     try:
         paginator = client.get_paginator("describe_compute_environments")
@@ -336,54 +378,113 @@ def _compute_environments(run: _Run, client: Any) -> set[str]:
         ]
     except (ClientError, BotoCoreError) as error:
         run.failed("list Batch compute environments", error)
-        return set()
+        return []
 
-    matched: set[str] = set()
+    found = []
     for env in environments:
         name, arn = env["computeEnvironmentName"], env["computeEnvironmentArn"]
         if env.get("status") in _GONE_STATUSES:
             run.unchanged(kind, name, f"compute environment is {env['status']}")
             continue
-        matched |= {name, arn}
-        if env.get("type") != "MANAGED":
-            run.unchanged(kind, name, "unmanaged: Batch does not size it; queues are disabled")
-            continue
-        resources = env.get("computeResources") or {}
-        fargate = "FARGATE" in str(resources.get("type", ""))
-        min_v, max_v = resources.get("minvCpus"), resources.get("maxvCpus")
-        desired = resources.get("desiredvCpus")
-        if max_v == 0 and not min_v:
-            run.unchanged(kind, name, "already at zero (maxvCpus=0)")
-            continue
-        # Never desiredvCpus: Batch rejects lowering it by hand. Fargate has only maxvCpus.
-        update = {"maxvCpus": 0} if fargate else {"minvCpus": 0, "maxvCpus": 0}
-        previous = _sizes(min=min_v, max=max_v, desired=desired)
-        if not run.dry_run:
-            try:
+        found.append({"name": name, "arn": arn, "env": env})
+    return found
+
+
+def _stop_compute_environment(run: _Run, client: Any, found: dict[str, Any]) -> None:
+    """Disable a managed environment and lower its sizes as far as Batch lets us now."""
+    kind = "batch_compute_environment"
+    name, arn, env = found["name"], found["arn"], found["env"]
+    if env.get("type") != "MANAGED":
+        run.unchanged(kind, name, "unmanaged: Batch does not size it; queues are disabled")
+        return
+    resources = env.get("computeResources") or {}
+    fargate = "FARGATE" in str(resources.get("type", ""))
+    min_v, max_v = resources.get("minvCpus"), resources.get("maxvCpus")
+    desired = resources.get("desiredvCpus")
+    state = env.get("state")
+    sizes: dict[str, int] = {}
+    if min_v and not fargate:
+        sizes["minvCpus"] = 0
+    # maxvCpus may not go below desiredvCpus, and desiredvCpus cannot be lowered by hand:
+    # until Batch has scaled in by itself, maxvCpus stays (AWS Batch User Guide, "Error
+    # message when you update the desiredvCpus setting").
+    if max_v and (fargate or not desired):
+        sizes["maxvCpus"] = 0
+    if state == "DISABLED" and not sizes:
+        reason = "already disabled at zero (maxvCpus=0)"
+        if max_v:
+            reason = f"already disabled; Batch is scaling it in (desiredvCpus={desired})"
+        run.unchanged(kind, name, reason)
+        return
+    previous = _sizes(min=min_v, max=max_v, desired=desired)
+    # The tag keeps the sizes from before the first run; a later run, which finds the
+    # environment disabled and min already 0, must not overwrite it.
+    record = state != "DISABLED" or PREVIOUS_SIZE_TAG not in (env.get("tags") or {})
+    if not run.dry_run:
+        try:
+            if record:
                 client.tag_resource(resourceArn=arn, tags={PREVIOUS_SIZE_TAG: previous})
-                client.update_compute_environment(computeEnvironment=arn, computeResources=update)
-            except ClientError as error:
-                if _is_gone(error):
-                    run.unchanged(kind, name, "no longer exists")
-                else:
-                    run.failed(f"scale Batch compute environment {name} to zero", error)
-                continue
-        run.changed(
-            "batch_compute_environments",
-            {
-                "name": name,
-                "arn": arn,
-                "previous": {"minvCpus": min_v, "maxvCpus": max_v, "desiredvCpus": desired},
+            sizes = _update_compute_environment(client, arn, sizes)
+        except ClientError as error:
+            if _is_gone(error):
+                run.unchanged(kind, name, "no longer exists")
+            else:
+                run.failed(f"stop Batch compute environment {name}", error)
+            return
+    steps = [f"state {state}->DISABLED"] if state != "DISABLED" else []
+    steps += [f"{key} {resources.get(key)}->0" for key in sizes]
+    if "maxvCpus" not in sizes and max_v:
+        steps.append(f"maxvCpus {max_v} kept until Batch scales in (desiredvCpus={desired})")
+    run.changed(
+        "batch_compute_environments",
+        {
+            "name": name,
+            "arn": arn,
+            "previous": {
+                "state": state,
+                "minvCpus": min_v,
+                "maxvCpus": max_v,
+                "desiredvCpus": desired,
             },
-            f"scale Batch compute environment {name} to zero: "
-            + ", ".join(f"{key} {resources.get(key)}->0" for key in update)
-            + f"; {PREVIOUS_SIZE_TAG}={previous}",
-        )
-    return matched
+        },
+        f"stop Batch compute environment {name}: "
+        + ", ".join(steps)
+        + (f"; {PREVIOUS_SIZE_TAG}={previous}" if record else ""),
+    )
 
 
-def _job_queues(run: _Run, client: Any, environments: set[str]) -> None:
-    """Disable the queues that feed `environments` or that carry the stack's training tags."""
+def _update_compute_environment(client: Any, arn: str, sizes: dict[str, int]) -> dict[str, int]:
+    """Disable the environment with `sizes`; return the sizes Batch accepted."""
+    request: dict[str, Any] = {"computeEnvironment": arn, "state": "DISABLED"}
+    try:
+        client.update_compute_environment(**request, **_resources(sizes))
+        return sizes
+    except ClientError as error:
+        # Batch launched instances between our read and this update, so desiredvCpus is now
+        # above 0: it refuses maxvCpus=0. Disable it and lower minvCpus alone; a later run
+        # lowers maxvCpus.
+        if "maxvCpus" not in sizes or not _refuses_max_below_desired(error):
+            raise
+    sizes = {key: value for key, value in sizes.items() if key != "maxvCpus"}
+    client.update_compute_environment(**request, **_resources(sizes))
+    return sizes
+
+
+def _resources(sizes: dict[str, int]) -> dict[str, Any]:
+    return {"computeResources": sizes} if sizes else {}
+
+
+def _refuses_max_below_desired(error: ClientError) -> bool:
+    details = error.response.get("Error", {})
+    message = str(details.get("Message", ""))
+    return details.get("Code") == "ClientException" and "desiredvCpus" in message
+
+
+def _job_queues(run: _Run, client: Any, environments: set[str]) -> list[dict[str, Any]]:
+    """Disable the queues that feed `environments` or that carry the stack's training tags.
+
+    Returns every such queue that still exists, disabled before or now: their jobs go next.
+    """
     kind = "job_queue"
     try:
         paginator = client.get_paginator("describe_job_queues")
@@ -399,8 +500,9 @@ def _job_queues(run: _Run, client: Any, environments: set[str]) -> None:
         ]
     except (ClientError, BotoCoreError) as error:
         run.failed("list Batch job queues", error)
-        return
+        return []
 
+    remaining = []
     for queue in queues:
         name, arn, state = queue["jobQueueName"], queue["jobQueueArn"], queue.get("state")
         if queue.get("status") in _GONE_STATUSES:
@@ -408,6 +510,7 @@ def _job_queues(run: _Run, client: Any, environments: set[str]) -> None:
             continue
         if state == "DISABLED":
             run.unchanged(kind, name, "already disabled")
+            remaining.append(queue)
             continue
         if not run.dry_run:
             try:
@@ -415,14 +518,65 @@ def _job_queues(run: _Run, client: Any, environments: set[str]) -> None:
             except ClientError as error:
                 if _is_gone(error):
                     run.unchanged(kind, name, "no longer exists")
-                else:
-                    run.failed(f"disable Batch job queue {name}", error)
+                    continue
+                # Still terminate its jobs: a queue left enabled is no reason to keep
+                # paying for the ones already running.
+                run.failed(f"disable Batch job queue {name}", error)
+                remaining.append(queue)
                 continue
+        remaining.append(queue)
         run.changed(
             "job_queues",
             {"name": name, "arn": arn, "previous_state": state},
             f"disable Batch job queue {name}: state {state}->DISABLED",
         )
+    return remaining
+
+
+def _jobs(run: _Run, client: Any, queues: list[dict[str, Any]]) -> None:
+    """Terminate the queues' jobs that have not finished."""
+    kind = "job"
+    for queue in queues:
+        queue_name = queue["jobQueueName"]
+        for status in _ACTIVE_JOB_STATUSES:
+            try:
+                paginator = client.get_paginator("list_jobs")
+                jobs = [
+                    job
+                    for page in paginator.paginate(jobQueue=queue["jobQueueArn"], jobStatus=status)
+                    for job in page.get("jobSummaryList", [])
+                ]
+            except ClientError as error:
+                if _is_gone(error):
+                    run.unchanged("job_queue", queue_name, "no longer exists")
+                    break
+                run.failed(f"list {status} jobs of Batch job queue {queue_name}", error)
+                continue
+            except BotoCoreError as error:
+                run.failed(f"list {status} jobs of Batch job queue {queue_name}", error)
+                continue
+            for job in jobs:
+                job_id, job_name = job["jobId"], job.get("jobName", "")
+                if not run.dry_run:
+                    try:
+                        client.terminate_job(jobId=job_id, reason=_TERMINATE_REASON)
+                    except ClientError as error:
+                        if _is_gone(error):
+                            run.unchanged(kind, job_id, "no longer exists")
+                        else:
+                            run.failed(f"terminate Batch job {job_id} ({job_name})", error)
+                        continue
+                run.changed(
+                    "jobs",
+                    {
+                        "id": job_id,
+                        "name": job_name,
+                        "queue": queue_name,
+                        "previous_status": status,
+                    },
+                    f"terminate Batch job {job_id} ({job_name}) of queue {queue_name}: "
+                    f"status {status}->FAILED",
+                )
 
 
 # -- EC2 -------------------------------------------------------------------------------------

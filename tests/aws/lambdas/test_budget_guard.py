@@ -1,10 +1,27 @@
 """The budget kill switch against moto: only this stack's training capacity goes to zero.
 
-Moto limitation met: moto's Batch `UpdateComputeEnvironment` validates the request but drops
-`computeResources` (a TODO in `moto.batch.models.BatchBackend.update_compute_environment`),
-so `maxvCpus` would never read back as 0 and the second run could not see that it has
-nothing left to do. The `aws` fixture wraps moto's own method to also store the sizes it was
-sent, and records each call so the tests can check what was sent. Everything else is moto.
+Moto limitations met, and filled in by the `aws` fixture with AWS's documented behaviour:
+
+* moto's Batch `UpdateComputeEnvironment` validates the request but drops
+  `computeResources` (a TODO in `moto.batch.models.BatchBackend.update_compute_environment`),
+  so `maxvCpus` would never read back as 0 and the second run could not see that it has
+  nothing left to do. The fixture stores the sizes it was sent, and records each call so the
+  tests can check what was sent.
+* moto does not enforce Batch's sizing rules. AWS does: "The desiredvCpus value must be
+  between the minvCpus and maxvCpus values" and "The updated desiredvCpus value must be
+  greater than or equal to the current desiredvCpus value" (AWS Batch User Guide, "Error
+  message when you update the desiredvCpus setting",
+  docs.aws.amazon.com/batch/latest/userguide/error-desired-vcpus-update.html). The refusal of
+  a `maxvCpus` below `desiredvCpus` reads "desiredvCpus should be between minvCpus and
+  maxvCpus" (quoted by Terraform users who hit it, e.g. in `aws_batch_compute_environment`
+  comments: "You must set desired_vcpus otherwise you get error: ..."). The fixture refuses
+  both, with Batch's `ClientException`.
+* moto's `TerminateJob` only flags a job that no Docker thread runs; Batch moves it to
+  `FAILED` ("Jobs that are in the STARTING or RUNNING state are terminated, which causes them
+  to transition to FAILED. Jobs that have not progressed to the STARTING state are
+  cancelled", Batch API Reference, TerminateJob). The fixture does that.
+
+Everything else is moto (Batch without Docker: `use_docker: False`).
 """
 
 from __future__ import annotations
@@ -22,8 +39,10 @@ import boto3
 import botocore.session
 import pytest
 from botocore.exceptions import ClientError
+from botocore.stub import Stubber
 from moto import mock_aws
-from moto.batch.models import BatchBackend
+from moto.batch.exceptions import ClientException as MotoBatchClientException
+from moto.batch.models import BatchBackend, Job, batch_backends
 
 from aistack import config
 from aistack.aws.lambdas import budget_guard
@@ -116,23 +135,46 @@ def aws(
     original = BatchBackend.update_compute_environment
 
     def update_and_resize(self: BatchBackend, **kwargs: Any) -> tuple[str, str]:
+        resources = kwargs.get("compute_resources") or {}
+        env = self.get_compute_environment(kwargs["compute_environment_name"])
+        if env is not None:
+            _batch_sizing_rules(env.compute_resources, resources)
         result = original(self, **kwargs)  # moto's checks: existence, role, state
-        resources = kwargs.get("compute_resources")
+        resized.append({"state": kwargs.get("state"), "computeResources": resources})
         if resources:
-            resized.append(resources)
-            env = self.get_compute_environment(kwargs["compute_environment_name"])
             assert env is not None
             env.compute_resources.update(resources)
         return result
 
+    def terminate_and_fail(self: Job, reason: str) -> None:
+        terminate(self, reason)
+        self._mark_stopped(success=False)
+
+    terminate = Job.terminate
     monkeypatch.setattr(BatchBackend, "update_compute_environment", update_and_resize)
-    with mock_aws():
+    monkeypatch.setattr(Job, "terminate", terminate_and_fail)
+    with mock_aws(config={"batch": {"use_docker": False}}):
         boto3.DEFAULT_SESSION = session  # moto puts the previous value back when it stops
         _clients.clear()
         try:
             yield resized
         finally:
             _clients.clear()
+
+
+def _batch_sizing_rules(current: dict[str, Any], update: dict[str, Any]) -> None:
+    """Refuse what Batch refuses (see the module docstring for the sources)."""
+    merged = {**current, **update}
+    desired = merged.get("desiredvCpus")
+    if desired is None:
+        return
+    if "desiredvCpus" in update and update["desiredvCpus"] < (current.get("desiredvCpus") or 0):
+        raise MotoBatchClientException(
+            "Manually scaling down compute environment is not supported. Disconnecting job "
+            "queues from compute environment will cause it to scale-down to minvCpus."
+        )
+    if not merged.get("minvCpus", 0) <= desired <= merged["maxvCpus"]:
+        raise MotoBatchClientException("desiredvCpus should be between minvCpus and maxvCpus")
 
 
 @dataclass
@@ -155,6 +197,10 @@ class World:
     untagged_instance: str
     inference_instance: str
     other_stack_instance: str
+    running_job: str
+    runnable_job: str
+    finished_job: str
+    other_stack_job: str
 
 
 def _tag_list(tags: dict[str, str]) -> list[dict[str, str]]:
@@ -221,7 +267,9 @@ def world(aws: list[dict[str, Any]]) -> World:
     }
     envs = {}
     for name, tags, resources in (
-        ("ml-prod-training", TRAINING, {**ec2_resources, "minvCpus": 2, "maxvCpus": 64}),
+        # Running jobs: Batch has instances up, desiredvCpus is 8.
+        ("ml-prod-training", TRAINING,
+         {**ec2_resources, "minvCpus": 2, "desiredvCpus": 8, "maxvCpus": 64}),
         ("ml-prod-fargate", TRAINING, {"type": "FARGATE", "maxvCpus": 16, "subnets": [subnet],
                                        "securityGroupIds": [security_group]}),
         ("untagged", {}, {**ec2_resources, "minvCpus": 0, "maxvCpus": 16}),
@@ -265,6 +313,22 @@ def world(aws: list[dict[str, Any]]) -> World:
             tags=tags,
         )
 
+    batch.register_job_definition(
+        jobDefinitionName="train",
+        type="container",
+        containerProperties={"image": "trainer:1", "vcpus": 4, "memory": 1024},
+    )
+
+    def job(queue: str, status: str) -> str:
+        job_id = batch.submit_job(jobName=f"train-{status.lower()}", jobQueue=queue,
+                                  jobDefinition="train")["jobId"]  # fmt: skip
+        # moto without Docker finishes every job at once; put it in the state under test.
+        moto_job = batch_backends["123456789012"][REGION].get_job_by_id(job_id)
+        assert moto_job is not None
+        moto_job.job_stopped = status in {"SUCCEEDED", "FAILED"}
+        moto_job.status = status
+        return job_id
+
     def instance(tags: dict[str, str]) -> str:
         spec = [{"ResourceType": "instance", "Tags": _tag_list(tags)}] if tags else []
         return ec2.run_instances(
@@ -293,6 +357,10 @@ def world(aws: list[dict[str, Any]]) -> World:
         untagged_instance=instance({}),
         inference_instance=instance(INFERENCE),
         other_stack_instance=instance(OTHER_STACK),
+        running_job=job("ml-prod-training", "RUNNING"),
+        runnable_job=job("ml-prod-training", "RUNNABLE"),
+        finished_job=job("ml-prod-training", "SUCCEEDED"),
+        other_stack_job=job("ml-dev-batch-training", "RUNNING"),
     )
 
 
@@ -324,6 +392,11 @@ def compute_environment(name: str) -> dict[str, Any]:
         "computeEnvironments"
     ]
     return env
+
+
+def job_statuses(*job_ids: str) -> dict[str, str]:
+    jobs = client("batch").describe_jobs(jobs=list(job_ids))["jobs"]
+    return {job["jobId"]: job["status"] for job in jobs}
 
 
 def queue_state(name: str) -> str:
@@ -366,6 +439,7 @@ def snapshot(world: World) -> dict[str, Any]:
                 env["computeResources"].get("minvCpus"),
                 env["computeResources"]["maxvCpus"],
                 env["tags"],
+                env["state"],
             )
             for name, env in envs.items()
         },
@@ -384,6 +458,9 @@ def snapshot(world: World) -> dict[str, Any]:
             world.inference_instance,
             world.other_stack_instance,
         ),
+        "jobs": job_statuses(
+            world.running_job, world.runnable_job, world.finished_job, world.other_stack_job
+        ),
     }
 
 
@@ -392,6 +469,7 @@ def changed(summary: dict[str, Any]) -> list[Any]:
         *summary["auto_scaling_groups"],
         *summary["batch_compute_environments"],
         *summary["job_queues"],
+        *summary["jobs"],
         *summary["instances"],
     ]
 
@@ -429,7 +507,9 @@ def test_required_actions_cover_discovery_and_mutation() -> None:
         "batch": [
             "batch:DescribeComputeEnvironments",
             "batch:DescribeJobQueues",
+            "batch:ListJobs",
             "batch:TagResource",
+            "batch:TerminateJob",
             "batch:UpdateComputeEnvironment",
             "batch:UpdateJobQueue",
         ],
@@ -460,15 +540,32 @@ def test_scales_only_this_stacks_training_capacity_to_zero(
     assert (other["min"], other["desired"], other["max"]) == (1, 1, 3)
     assert (inference["min"], inference["desired"], inference["max"]) == (2, 2, 5)
     assert PREVIOUS_SIZE_TAG not in other["tags"] | inference["tags"]
-    # Batch: the EC2 environment loses min and max, Fargate only has max, desired is never
-    # sent (Batch rejects lowering it by hand).
-    assert aws == [{"minvCpus": 0, "maxvCpus": 0}, {"maxvCpus": 0}]
-    min_v, max_v, tags = after["envs"][world.training_ce]
-    assert (min_v, max_v) == (0, 0)
-    assert tags[PREVIOUS_SIZE_TAG] == "min=2,max=64"
+    # Batch: both environments are disabled. The EC2 one still runs instances (desiredvCpus
+    # 8), so it loses minvCpus only: Batch refuses a maxvCpus below desiredvCpus and refuses
+    # lowering desiredvCpus by hand; disabled, with min 0, it scales in by itself. Fargate
+    # has only maxvCpus.
+    assert aws == [
+        {"state": "DISABLED", "computeResources": {"minvCpus": 0}},
+        {"state": "DISABLED", "computeResources": {"maxvCpus": 0}},
+    ]
+    min_v, max_v, tags, state = after["envs"][world.training_ce]
+    assert (min_v, max_v, state) == (0, 64, "DISABLED")
+    assert tags[PREVIOUS_SIZE_TAG] == "min=2,max=64,desired=8"
     assert after["envs"][world.fargate_ce][1] == 0
     assert after["envs"][world.fargate_ce][2][PREVIOUS_SIZE_TAG] == "max=16"
-    assert after["envs"][world.untagged_ce] == before["envs"][world.untagged_ce] == (0, 16, {})
+    assert after["envs"][world.fargate_ce][3] == "DISABLED"
+    assert (
+        after["envs"][world.untagged_ce]
+        == before["envs"][world.untagged_ce]
+        == (0, 16, {}, "ENABLED")
+    )
+    # The stack's unfinished jobs are terminated; finished ones and other stacks' are not.
+    assert after["jobs"] == {
+        world.running_job: "FAILED",
+        world.runnable_job: "FAILED",
+        world.finished_job: "SUCCEEDED",
+        world.other_stack_job: "RUNNING",
+    }
     assert after["queues"] == {
         world.training_queue: "DISABLED",
         world.untagged_queue: "ENABLED",
@@ -496,6 +593,9 @@ def test_scales_only_this_stacks_training_capacity_to_zero(
         world.fargate_ce,
     ]
     assert [queue["name"] for queue in summary["job_queues"]] == [world.training_queue]
+    assert sorted((job["id"], job["previous_status"]) for job in summary["jobs"]) == sorted(
+        [(world.running_job, "RUNNING"), (world.runnable_job, "RUNNABLE")]
+    )
     assert summary["instances"] == [{"id": world.training_instance, "previous_state": "running"}]
 
 
@@ -570,7 +670,8 @@ def test_logs_one_line_per_action_and_the_budget_message(
     assert "ml-prod-monthly has exceeded" in notification[0]
     assert "100.0% of 5000.00 USD" in notification[0]
     assert sum(m.startswith("scale Auto Scaling group") for m in messages) == 1
-    assert sum(m.startswith("scale Batch compute environment") for m in messages) == 2
+    assert sum(m.startswith("stop Batch compute environment") for m in messages) == 2
+    assert sum(m.startswith("terminate Batch job") for m in messages) == 2
     assert sum(m.startswith("disable Batch job queue") for m in messages) == 1
     assert sum(m.startswith(f"stop EC2 instance {world.training_instance}") for m in messages) == 1
 
@@ -599,6 +700,7 @@ def test_no_tagged_resources_returns_an_empty_summary(
         "auto_scaling_groups": [],
         "batch_compute_environments": [],
         "job_queues": [],
+        "jobs": [],
         "instances": [],
         "unchanged": [],
     }
@@ -688,9 +790,12 @@ def test_unexpected_errors_propagate_after_the_rest_is_done(
 
     # Everything else was still scaled down before the error was raised.
     assert asg(world.training_asg)["desired"] == 0
-    assert compute_environment(world.training_ce)["computeResources"]["maxvCpus"] == 0
+    env = compute_environment(world.training_ce)
+    assert (env["state"], env["computeResources"]["minvCpus"]) == ("DISABLED", 0)
     assert instance_state(world.training_instance) == "stopped"
     assert queue_state(world.training_queue) == "ENABLED"
+    # A queue that could not be disabled still has its running jobs terminated.
+    assert job_statuses(world.running_job)[world.running_job] == "FAILED"
 
 
 def test_unexpected_discovery_errors_propagate(
@@ -710,3 +815,162 @@ def test_unexpected_discovery_errors_propagate(
         kill_switch(STACK, session=session)
 
     assert instance_state(world.training_instance) == "stopped"
+
+
+def test_the_batch_fixture_refuses_max_below_desired_as_batch_does(
+    aws: list[dict[str, Any]], world: World
+) -> None:
+    # What the kill switch used to send: Batch refuses it while instances run, which made
+    # the kill switch fail (and retry, and give up) exactly when jobs were running.
+    with pytest.raises(ClientError) as refused:
+        client("batch").update_compute_environment(
+            computeEnvironment=world.training_ce,
+            computeResources={"minvCpus": 0, "maxvCpus": 0},
+        )
+    assert refused.value.response["Error"]["Code"] == "ClientException"
+    assert "desiredvCpus should be between minvCpus and maxvCpus" in str(refused.value)
+    with pytest.raises(ClientError, match="Manually scaling down compute environment"):
+        client("batch").update_compute_environment(
+            computeEnvironment=world.training_ce, computeResources={"desiredvCpus": 0}
+        )
+
+
+def test_a_later_run_lowers_max_once_batch_has_scaled_in_and_keeps_the_first_sizes(
+    aws: list[dict[str, Any]], world: World
+) -> None:
+    kill_switch(STACK)
+    # With its jobs terminated and minvCpus at 0, Batch scales the disabled environment in.
+    env = batch_backends["123456789012"][REGION].get_compute_environment(world.training_ce)
+    assert env is not None
+    env.compute_resources["desiredvCpus"] = 0
+    del aws[:]
+
+    summary = kill_switch(STACK)
+
+    assert aws == [{"state": "DISABLED", "computeResources": {"maxvCpus": 0}}]
+    after = compute_environment(world.training_ce)
+    assert after["computeResources"]["maxvCpus"] == 0
+    assert after["tags"][PREVIOUS_SIZE_TAG] == "min=2,max=64,desired=8"  # not overwritten
+    assert [entry["name"] for entry in summary["batch_compute_environments"]] == [world.training_ce]
+    # And a third run has nothing left to do.
+    del aws[:]
+    third = kill_switch(STACK)
+    assert changed(third) == [] and aws == []
+
+
+def test_batch_managed_auto_scaling_groups_are_left_to_batch(
+    aws: list[dict[str, Any]], world: World
+) -> None:
+    # AWS Batch runs a compute environment's instances in an Auto Scaling group of its own,
+    # which its service-linked role may only create and resize under the name `AWSBatch*`
+    # and only tag with `AWSBatchServiceTag` (AWS Batch User Guide, "Using service-linked
+    # roles for AWS Batch", AWSServiceRoleForBatch permissions; "AWS Batch creates a
+    # separate, Batch-managed launch template for the Auto Scaling group", "Launch template
+    # support"). Resizing it by hand fights Batch; the kill switch goes through the compute
+    # environment instead, even if Batch copied the stack's tags onto the group.
+    name = "AWSBatch-ml-prod-training-asg-640012bd-4e90-3f19-9dd2-c09a23dc923d"
+    client("autoscaling").create_auto_scaling_group(
+        AutoScalingGroupName=name,
+        LaunchTemplate={"LaunchTemplateName": "gpu", "Version": "$Latest"},
+        MinSize=0,
+        DesiredCapacity=2,
+        MaxSize=16,
+        AvailabilityZones=[f"{REGION}a"],
+        Tags=_asg_tags(name, {**TRAINING, "AWSBatchServiceTag": "batch"}),
+    )
+
+    summary = kill_switch(STACK)
+
+    group = asg(name)
+    assert (group["min"], group["desired"], group["max"]) == (0, 2, 16)
+    assert PREVIOUS_SIZE_TAG not in group["tags"]
+    unchanged = {(entry["kind"], entry["id"]): entry["reason"] for entry in summary["unchanged"]}
+    assert unchanged[("auto_scaling_group", name)].startswith("managed by AWS Batch")
+    # The aistack-managed training group is still scaled as before.
+    assert asg(world.training_asg)["desired"] == 0
+
+
+class StubbedSession:
+    """A boto3-session stand-in whose clients answer from botocore Stubbers."""
+
+    def __init__(self, session: boto3.session.Session) -> None:
+        self.clients = {
+            service: session.client(service, region_name=REGION)
+            for service in ("autoscaling", "batch", "ec2")
+        }
+        self.stubbers = {service: Stubber(c) for service, c in self.clients.items()}
+        self.stubbers["autoscaling"].add_response(
+            "describe_auto_scaling_groups", {"AutoScalingGroups": []}
+        )
+        self.stubbers["ec2"].add_response("describe_instances", {"Reservations": []})
+
+    def client(self, service: str) -> Any:
+        return self.clients[service]
+
+
+def test_a_refused_max_below_desired_still_disables_the_environment(
+    session: boto3.session.Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race Batch leaves open: the environment read desiredvCpus 0, Batch launched an
+    # instance before the update, and refuses maxvCpus=0 with its ClientException (code and
+    # message as Batch sends them; see the module docstring). The kill switch then disables
+    # the environment and lowers minvCpus alone, and reports success.
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    stubbed = StubbedSession(session)
+    batch = stubbed.stubbers["batch"]
+    arn = f"arn:aws:batch:{REGION}:123456789012:compute-environment/ml-prod-training"
+    batch.add_response(
+        "describe_compute_environments",
+        {
+            "computeEnvironments": [
+                {
+                    "computeEnvironmentName": "ml-prod-training",
+                    "computeEnvironmentArn": arn,
+                    "type": "MANAGED",
+                    "state": "ENABLED",
+                    "status": "VALID",
+                    "tags": TRAINING,
+                    "computeResources": {
+                        "type": "SPOT",
+                        "minvCpus": 0,
+                        "desiredvCpus": 0,
+                        "maxvCpus": 384,
+                        "subnets": ["subnet-1"],
+                    },
+                }
+            ]
+        },
+    )
+    batch.add_response("describe_job_queues", {"jobQueues": []})
+    batch.add_response(
+        "tag_resource",
+        {},
+        {"resourceArn": arn, "tags": {PREVIOUS_SIZE_TAG: "min=0,max=384,desired=0"}},
+    )
+    batch.add_client_error(
+        "update_compute_environment",
+        service_error_code="ClientException",
+        service_message="desiredvCpus should be between minvCpus and maxvCpus",
+        http_status_code=400,
+        expected_params={
+            "computeEnvironment": arn,
+            "state": "DISABLED",
+            "computeResources": {"maxvCpus": 0},
+        },
+    )
+    batch.add_response(
+        "update_compute_environment",
+        {"computeEnvironmentName": "ml-prod-training", "computeEnvironmentArn": arn},
+        {"computeEnvironment": arn, "state": "DISABLED"},
+    )
+    for stubber in stubbed.stubbers.values():
+        stubber.activate()
+
+    summary = kill_switch(STACK, session=stubbed)  # type: ignore[arg-type]
+
+    for stubber in stubbed.stubbers.values():
+        stubber.assert_no_pending_responses()
+    (env,) = summary["batch_compute_environments"]
+    assert env["name"] == "ml-prod-training"
+    assert env["previous"]["state"] == "ENABLED"

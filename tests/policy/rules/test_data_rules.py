@@ -91,3 +91,68 @@ def test_g6_governed_bucket_complies(verdicts):
 
 def test_g6_bucket_without_declaration_violates(verdicts):
     assert verdicts("AIS-G6-01", lambda: aws.s3.Bucket("raw")) == {"raw": "non-compliant"}
+
+
+# ---- AIS-D5-03: reads of personal data recorded --------------------------------------------
+
+PERSONAL = {"containsPersonalData": True, "legalBasis": "contract"}
+
+
+def test_d5_personal_data_bucket_watched_by_an_audit_trail_complies(verdicts):
+    def program():
+        bucket = _dataset_bucket(**PERSONAL)
+        aistack_aws.AuditTrail(
+            "audit", {"governance": GOVERNANCE, "region": "us-east-1"}, data_buckets=[bucket]
+        )
+
+    assert verdicts("AIS-D5-03", program) == {"data-bucket": "compliant"}
+
+
+def test_d5_personal_data_bucket_without_a_trail_violates(verdicts):
+    assert verdicts("AIS-D5-03", lambda: _dataset_bucket(**PERSONAL)) == {
+        "data-bucket": "non-compliant"
+    }
+
+
+def test_d5_a_trail_recording_other_buckets_or_management_only_violates(verdicts):
+    def program():
+        _dataset_bucket(**PERSONAL)
+        other = aws.s3.Bucket("other")
+        aws.cloudtrail.Trail(
+            "trail",
+            s3_bucket_name="trail-logs",
+            advanced_event_selectors=[
+                {"fieldSelectors": [{"field": "eventCategory", "equals": ["Management"]}]},
+                {
+                    "fieldSelectors": [
+                        {"field": "eventCategory", "equals": ["Data"]},
+                        {"field": "resources.type", "equals": ["AWS::S3::Object"]},
+                        {
+                            "field": "resources.ARN",
+                            "startsWiths": [other.arn.apply(lambda a: a + "/")],
+                        },
+                    ]
+                },
+            ],
+        )
+
+    assert verdicts("AIS-D5-03", program) == {"data-bucket": "non-compliant"}
+
+
+def test_d5_a_trail_recording_every_buckets_objects_complies(verdicts):
+    def program():
+        _dataset_bucket(**PERSONAL)
+        aws.cloudtrail.Trail(
+            "trail",
+            s3_bucket_name="trail-logs",
+            advanced_event_selectors=[
+                {
+                    "fieldSelectors": [
+                        {"field": "eventCategory", "equals": ["Data"]},
+                        {"field": "resources.type", "equals": ["AWS::S3::Object"]},
+                    ]
+                }
+            ],
+        )
+
+    assert verdicts("AIS-D5-03", program) == {"data-bucket": "compliant"}

@@ -21,8 +21,10 @@ DATASET = {"name": "tickets", "version": "v3", "source": "crm export", "licence"
 SERVING = {"aistack:workload": "inference"}
 
 
-def tier(environment="dev", **overrides):
+def tier(environment="dev", governance_classification=None, **overrides):
     governance = {**GOVERNANCE, "environment": environment}
+    if governance_classification:
+        governance["dataClassification"] = governance_classification
     network = aistack_aws.Network(
         "net",
         {
@@ -361,3 +363,84 @@ def test_g5_undeclared_fallback_violates(verdicts, fallback):
         serving_template("node", **extra)
 
     assert verdicts("AIS-G5-01", program) == {"node": "non-compliant"}
+
+
+# ---- D5: confidential data over TLS --------------------------------------------------------
+# checkov flags plain-HTTP application load balancers as CKV_AWS_2 ("ALB protocol is HTTPS"),
+# CKV_AWS_103 ("ALB is using at least TLS 1.2") and CKV2_AWS_20 ("ALB redirects HTTP requests
+# into HTTPS ones"); an HTTPS listener without `sslPolicy` gets ELBSecurityPolicy-2016-08,
+# which accepts TLS 1.0 (ELB User Guide, "Security policies for your Application Load
+# Balancer").
+
+TLS_RULE = "AIS-D5-02"
+CERTIFICATE = "arn:aws:acm:us-east-1:123456789012:certificate/0d5e2f1a-1111-2222-3333-444455556666"
+CONFIDENTIAL = {"aistack:workload": "inference", "aistack:data-classification": "confidential"}
+
+
+def _confidential_balancer(*listeners, tags=CONFIDENTIAL):
+    balancer = aws.lb.LoadBalancer("edge", internal=True, tags=tags)
+    group = aws.lb.TargetGroup("tg", port=8080, protocol="HTTP")
+    forward = [{"type": "forward", "targetGroupArn": group.arn}]
+    redirect = [{"type": "redirect", "redirect": {"protocol": "HTTPS", "port": "443",
+                                                   "statusCode": "HTTP_301"}}]  # fmt: skip
+    for name, protocol, policy, action in listeners:
+        aws.lb.Listener(
+            name,
+            load_balancer_arn=balancer.arn,
+            port=443 if protocol == "HTTPS" else 80,
+            protocol=protocol,
+            ssl_policy=policy,
+            certificate_arn=CERTIFICATE if protocol == "HTTPS" else None,
+            default_actions=forward if action == "forward" else redirect,
+        )
+
+
+def test_d5_the_inference_tier_with_a_certificate_complies(verdicts):
+    def program():
+        tier(certificateArn=CERTIFICATE, governance_classification="confidential")
+
+    assert verdicts(TLS_RULE, program) == {"serve-alb": "compliant"}
+
+
+def test_d5_the_inference_tier_with_the_explicit_opt_out_complies(verdicts):
+    def program():
+        tier(allowPlaintextHttp=True, governance_classification="confidential")
+
+    assert verdicts(TLS_RULE, program) == {"serve-alb": "compliant"}
+
+
+def test_d5_https_with_tls_1_2_and_a_redirect_on_80_complies(verdicts):
+    def program():
+        _confidential_balancer(
+            ("edge-https", "HTTPS", "ELBSecurityPolicy-TLS13-1-2-2021-06", "forward"),
+            ("edge-http", "HTTP", None, "redirect"),
+        )
+
+    assert verdicts(TLS_RULE, program) == {"edge": "compliant"}
+
+
+@pytest.mark.parametrize(
+    "listeners",
+    [
+        [("edge-http", "HTTP", None, "forward")],
+        [("edge-https", "HTTPS", None, "forward")],  # AWS's default policy: TLS 1.0 too
+        [("edge-https", "HTTPS", "ELBSecurityPolicy-TLS13-1-1-2021-06", "forward")],
+        [
+            ("edge-https", "HTTPS", "ELBSecurityPolicy-TLS13-1-2-2021-06", "forward"),
+            ("edge-http", "HTTP", None, "forward"),
+        ],
+    ],
+)
+def test_d5_plaintext_or_old_tls_for_confidential_data_violates(verdicts, listeners):
+    result = verdicts(TLS_RULE, lambda: _confidential_balancer(*listeners))
+    assert result == {"edge": "non-compliant"}
+
+
+def test_d5_internal_data_is_not_concerned(verdicts):
+    def program():
+        _confidential_balancer(
+            ("edge-http", "HTTP", None, "forward"),
+            tags={"aistack:workload": "inference", "aistack:data-classification": "internal"},
+        )
+
+    assert verdicts(TLS_RULE, program) == {"": "not-applicable"}
