@@ -322,6 +322,13 @@ class InferenceTierArgs(AistackModel):
         "public load balancer, or for confidential or restricted data on an internal one. "
         "Off: prompts and answers with such data never travel unencrypted.",
     )
+    allow_container_metadata_access: bool = Field(
+        False,
+        description="Let the serving containers reach the instance metadata service (hop "
+        "limit 2) and with it the inference role. Off: the model server, third-party code, "
+        "gets no AWS credentials; the host's scripts pull the image and sync the model. "
+        "Turn on only for a runtime that calls AWS itself.",
+    )
     waf_rate_limit: int = Field(
         2000,
         ge=10,

@@ -57,6 +57,7 @@ def gpu_launch_template(
     security_group_id: pulumi.Input[str] | None = None,
     instance_type: str | None = None,
     batch_host: bool = False,
+    container_metadata_access: bool = False,
 ) -> aws.ec2.LaunchTemplate:
     """A launch template for GPU nodes in private subnets.
 
@@ -64,12 +65,16 @@ def gpu_launch_template(
     that group); without it the caller sets subnets and groups itself, as AWS Batch
     does, where an interface in the template would conflict with the compute environment.
 
-    `batch_host`: the template is for an AWS Batch compute environment. Its job containers
-    get their role's credentials from the ECS agent (169.254.170.2), never from the
-    instance metadata service, so the metadata response hop limit is 1; and Batch owns the
-    instance's life, so no shutdown behaviour is set. Otherwise (auto scaling nodes) the
-    hop limit is 2, because the containers there (the trainer, the model server) use the
-    instance role, and a shutdown from inside the instance terminates it.
+    `batch_host`: the template is for an AWS Batch compute environment, which owns the
+    instance's life, so no shutdown behaviour is set; otherwise (auto scaling nodes) a
+    shutdown from inside the instance terminates it.
+
+    `container_metadata_access`: the metadata response hop limit is 2, so processes in
+    bridge-networked containers reach the metadata service and the instance role. Only for
+    nodes whose containers need the role (a standing training pool's trainer writes its
+    checkpoints with it). Otherwise 1: Batch job containers get their role from the ECS
+    agent (169.254.170.2), and serving containers need no AWS credentials, the host's
+    scripts pull the image and sync the model.
     """
     network_interfaces: Any = None
     if security_group_id is not None:
@@ -90,10 +95,7 @@ def gpu_launch_template(
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled",
             http_tokens="required",
-            # Two hops on auto scaling nodes: processes in bridge-networked containers
-            # reach the metadata service too (instance-role credentials, spot notices,
-            # metrics). One on Batch hosts: the host's own scripts are all that need it.
-            http_put_response_hop_limit=1 if batch_host else 2,
+            http_put_response_hop_limit=2 if container_metadata_access else 1,
             instance_metadata_tags="disabled",
         ),
         block_device_mappings=[

@@ -405,6 +405,7 @@ class InferenceTier(pulumi.ComponentResource):
             instance_tags=tags,
             template_tags=template_tags,
             security_group_id=network.security_group_id(WORKLOAD),
+            container_metadata_access=args.allow_container_metadata_access,
         )
         self.groups[plan.version] = aws.autoscaling.Group(
             f"{name}-asg",

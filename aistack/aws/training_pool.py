@@ -553,6 +553,9 @@ class TrainingPool(pulumi.ComponentResource):
             if args.scheduler == "asg"
             else None,
             batch_host=args.scheduler == "batch",
+            # The trainer in a standing pool's container writes checkpoints with the
+            # instance role; Batch jobs get theirs from the ECS agent.
+            container_metadata_access=args.scheduler == "asg",
         )
 
     # ---- batch ---------------------------------------------------------------------------

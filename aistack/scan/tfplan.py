@@ -90,6 +90,18 @@ BLOCK_RENAMES: dict[tuple[str, str], tuple[str, str]] = {
         "encryption_configuration",
         "CKV_AWS_136 reads encryption_configuration[0].encryption_type",
     ),
+    ("aws_cloudtrail", "advanced_event_selectors"): (
+        "advanced_event_selector",
+        "Terraform's repeatable block is advanced_event_selector",
+    ),
+    ("aws_cloudtrail", "advanced_event_selectors.field_selectors"): (
+        "field_selector",
+        "inside it, field_selector (CKV_AWS_67/252 read the trail's selectors)",
+    ),
+    ("aws_cloudtrail", "advanced_event_selectors.field_selectors.starts_withs"): (
+        "starts_with",
+        "Terraform's attribute is starts_with",
+    ),
     ("aws_lb_listener", "default_actions"): (
         "default_action",
         "CKV_AWS_2/CKV2_AWS_20 read default_action[].type and redirect",
@@ -208,6 +220,7 @@ TERRAFORM_PLURAL_NAMES = frozenset(
         "block_device_mappings",  # aws_launch_template
         "cost_types",  # aws_budgets_budget
         "egress",  # aws_security_group, aws_default_security_group (not a plural)
+        "equals",  # aws_cloudtrail advanced_event_selector field_selector (not a plural)
         "ingress",  # the same
         "network_interfaces",  # aws_launch_template
         "redacted_fields",  # aws_wafv2_web_acl_logging_configuration

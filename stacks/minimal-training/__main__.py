@@ -34,6 +34,8 @@ alarms = aws.sns.Topic(
     opts=pulumi.ResourceOptions(provider=provider),
 )
 
+# Server access logs of the data buckets land here (S3 delivers them in-region only).
+logs = aistack.DatasetBucket("logs", {"kind": "logs", "region": region, "governance": governance})
 images = aistack.DatasetBucket(
     "images",
     {
@@ -47,9 +49,12 @@ images = aistack.DatasetBucket(
             "licence": "CC-BY-4.0",
         },
     },
+    access_logs=logs,
 )
 checkpoints = aistack.DatasetBucket(
-    "checkpoints", {"kind": "checkpoints", "region": region, "governance": governance}
+    "checkpoints",
+    {"kind": "checkpoints", "region": region, "governance": governance},
+    access_logs=logs,
 )
 identity = aistack.WorkloadIdentity(
     "identity",

@@ -345,6 +345,17 @@ def test_launch_template_requires_imdsv2_encrypts_root_and_records_cache_and_ima
     assert tags["aistack:approved-by"] == "ml-lead@example.com"
 
 
+def test_serving_containers_get_no_instance_credentials_unless_allowed(graph):
+    # IMDSv2's hop limit counts the docker bridge as a hop: with 1, a bridge-networked
+    # container cannot reach the metadata service (EC2 User Guide, "Configure the instance
+    # metadata options", hop limit; checkov CKV_AWS_341). The model server is third-party code.
+    template = graph.named("serve-v1-4-0-lt")
+    assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    allowed = run(lambda: platform(allowContainerMetadataAccess=True))
+    opened = allowed.named("serve-v1-4-0-lt")
+    assert opened.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 2
+
+
 def test_request_logging_none_writes_no_access_log():
     graph = run(lambda: platform(requestLogging="none"))
     files = serving.unpack_user_data(user_data(graph))

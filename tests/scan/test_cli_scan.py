@@ -56,9 +56,9 @@ def test_scan_json_without_checkov_reports_a_made_up_iam_action(tmp_path):
     ]
 
 
-def test_scan_of_the_reference_stack_iam_passes_with_its_pending_fixes_listed():
+def test_scan_of_the_reference_stack_iam_passes_with_nothing_pending():
     result = runner.invoke(app, ["scan", str(ROOT), "--no-checkov", "--format", "json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["ok"] and report["iam"]["documents"] == 29
-    assert {p["defect"] for p in report["pending"]} == {"11", "13"}
+    assert report["ok"] and report["iam"]["documents"] >= 29
+    assert report["pending"] == []

@@ -139,7 +139,7 @@ def test_an_input_equal_to_another_resources_id_becomes_a_reference(plan):
 
 
 def test_an_arn_input_references_the_arn_attribute(plan):
-    listener = _expressions(plan, "aws_lb_listener.inference-http")
+    listener = _expressions(plan, "aws_lb_listener.inference-https")
     assert listener["load_balancer_arn"]["references"][0] == "aws_lb.inference-alb.arn"
     groups = listener["default_action"][0]["forward"][0]["target_group"]
     assert {g["arn"]["references"][0] for g in groups} == {
