@@ -9,14 +9,14 @@ from typing import Any
 import pulumi
 
 with warnings.catch_warnings():
-    # pulumi-aws warns, when its s3 and ec2 modules are imported, about deprecated classes
-    # (BucketV2, EncryptionControl, ...) that aistack never uses; silenced here, once, so a
-    # team's test run shows only warnings about its own code.
+    # pulumi-aws warns, when its s3, ec2 and lambda modules are imported, about deprecated
+    # classes (BucketV2, EncryptionControl, MicrovmsImage) that aistack never uses; silenced
+    # here, once, so a team's test run shows only warnings about its own code.
     warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"pulumi_aws(\.|$)")
     import pulumi_aws
 
     # pulumi-aws loads its modules lazily: touching a class runs the module's import here.
-    _ = pulumi_aws.ec2.Vpc, pulumi_aws.s3.Bucket
+    _ = pulumi_aws.ec2.Vpc, pulumi_aws.s3.Bucket, pulumi_aws.lambda_.Function
 
 from aistack.config import WORKLOAD_TAG, Governance
 

@@ -10,7 +10,13 @@ PROGRAM = """
 from aistack import aws, engine
 from tests.aws.conftest import GOVERNANCE
 from tests.aws.training_platform import training_platform
-engine.run(lambda: training_platform(GOVERNANCE))
+def program():
+    training_platform(GOVERNANCE)
+    aws.BudgetGuard("budget", {
+        "governance": GOVERNANCE, "region": "us-east-1", "monthlyLimitUsd": 100,
+        "alertEmails": ["a@example.com"], "killSwitch": True,
+    })
+engine.run(program)
 """
 
 
