@@ -361,7 +361,16 @@ def _config_error(
     exc: ValidationError, where: str, model: type[BaseModel] | None = None
 ) -> ConfigError:
     problems = []
-    for error in exc.errors():
+    errors = exc.errors()
+    for error in errors:
+        loc = tuple(error["loc"])
+        if error["type"] == "too_short" and any(
+            len(other["loc"]) > len(loc) and tuple(other["loc"][: len(loc)]) == loc
+            for other in errors
+        ):
+            # Pydantic counts a list's length after dropping its invalid items: "at least 1
+            # item" beside a bad item is a cascade, not a second problem.
+            continue
         path = ".".join(str(part) for part in error["loc"] if part != "__root__")
         path = ".".join(p for p in (where, path) if p) or where or "config"
         problems.append(_problem(error, path, model))

@@ -124,6 +124,9 @@ def test_preview_marks_advisory_findings_apart_from_failures(tiny_project):
     advisory = result.output.count("! advisory")
     assert failing and advisory
     assert f"{failing} failing, {advisory} advisory" in summary
+    # A stack-wide finding names the stack, not an empty resource name.
+    assert "AIS-C3-01 (stack): no monthly COST budget" in result.output
+    assert "AIS-C3-01 :" not in result.output
 
 
 def test_preview_shows_components_with_counts_and_details_shows_every_resource(monkeypatch):

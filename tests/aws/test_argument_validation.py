@@ -181,3 +181,13 @@ def test_a_google_cloud_region_name_is_not_an_aws_region(governance):
     assert error.fields == ["data.region"]
     assert "'us-east1' is not an AWS region" in error.problems[0].message
     assert "did you mean 'us-east-1'?" in error.problems[0].fix
+
+
+def test_a_latest_model_version_is_one_problem_not_a_cascade():
+    from .test_inference_tier import platform
+
+    versions = [{"version": "latest", "weight": 100, "approvedBy": "ml-lead@example.com"}]
+    error = _error(lambda: platform(versions=versions))
+    assert error.fields == ["serve.versions.0.version"]
+    assert "S7" in error.problems[0].message
+    assert not any("at least" in problem.message for problem in error.problems)
