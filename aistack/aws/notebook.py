@@ -340,18 +340,23 @@ class Notebook(pulumi.ComponentResource):
         execution_role_arn: pulumi.Input[str] | None = None,
         kms_key_id: pulumi.Input[str] | None = None,
     ) -> None:
-        args = _with_wiring(
-            NotebookArgs.parse(args, where=name),
-            name,
-            vpc_id=vpc_id,
-            subnet_ids=tuple(subnet_ids) if subnet_ids is not None else None,
-            security_group_ids=tuple(security_group_ids)
+        wiring = {
+            "vpc_id": vpc_id,
+            "subnet_ids": tuple(subnet_ids) if subnet_ids is not None else None,
+            "security_group_ids": tuple(security_group_ids)
             if security_group_ids is not None
             else None,
-            execution_role_arn=execution_role_arn,
-            kms_key_id=kms_key_id,
-        )
-        args.problems(name).raise_if_any()
+            "execution_role_arn": execution_role_arn,
+            "kms_key_id": kms_key_id,
+        }
+
+        def checks(valid: NotebookArgs) -> NotebookArgs:
+            merged = _with_wiring(valid, name, **wiring)
+            merged.problems(name).raise_if_any()
+            return merged
+
+        # One pass: the arguments' schema, the wiring keywords merged in, then their checks.
+        args = NotebookArgs.validate_with(args, checks, where=name)[1]
 
         super().__init__(
             TOKEN,

@@ -191,3 +191,22 @@ def test_a_latest_model_version_is_one_problem_not_a_cascade():
     assert error.fields == ["serve.versions.0.version"]
     assert "S7" in error.problems[0].message
     assert not any("at least" in problem.message for problem in error.problems)
+
+
+def test_a_notebook_typo_and_its_missing_wiring_are_reported_together(governance):
+    error = _error(
+        lambda: aistack_aws.Notebook(
+            "nb",
+            {
+                "governance": governance,
+                "region": "us-east-1",
+                "users": ["ana"],
+                "idleTimeoutMinutess": 30,
+            },
+        )
+    )
+    typo = "nb.idleTimeoutMinutess"
+    assert typo in error.fields
+    assert "did you mean 'idleTimeoutMinutes'?" in error.problems[error.fields.index(typo)].fix
+    # No network was wired: said in the same error, not after the typo is fixed.
+    assert {"nb.vpcId", "nb.subnetIds"} <= set(error.fields)
