@@ -5,7 +5,8 @@ one-line `info`, the `why`, the `fix`, and a check that yields findings: complia
 non-compliant or (when nothing in the stack is concerned) not applicable. The same rules
 run in `aistack check`, in the test suite and in the CrossGuard policy pack.
 
-Rules live one per module in `aistack/policy/rules/` and register themselves with `@rule`.
+Rules live one per module in `aistack/policy/rules/<platform>/` and register themselves
+with `@rule`.
 """
 
 from __future__ import annotations
@@ -128,11 +129,11 @@ def rule(
 
 
 def all_rules() -> list[Rule]:
-    """Every rule, importing `aistack.policy.rules.*` on first use."""
+    """Every rule, importing `aistack.policy.rules.<platform>.*` on first use."""
     from aistack.policy import rules as package
 
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{module.name}")
+    for module in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+        importlib.import_module(module.name)
     return sorted(_REGISTRY.values(), key=lambda r: r.id)
 
 

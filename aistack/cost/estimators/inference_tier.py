@@ -21,7 +21,7 @@ from aistack import catalog
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimator, prices
 from aistack.engine.graph import Resource, StackGraph
 from aistack.errors import AistackError
-from aistack.policy._graph import as_list, region_of, tags
+from aistack.queries import as_list, region_of, tags
 
 TARGET_GROUP = "aws:lb/targetGroup:TargetGroup"
 LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from aistack.cost import WorkloadProfile, estimator, prices
 from aistack.engine.graph import Resource, StackGraph
-from aistack.policy._graph import bucket_config, tags
+from aistack.queries import bucket_config, tags
 
 _CLASS_PRICE = {
     "STANDARD_IA": prices.S3_STANDARD_IA_GB_MONTH,

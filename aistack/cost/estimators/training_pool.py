@@ -14,8 +14,8 @@ import math
 from aistack import catalog
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimator, prices
 from aistack.engine.graph import Resource, StackGraph
-from aistack.policy._graph import region_of, tags
-from aistack.policy._training import COMPUTE_ENVIRONMENT, GROUP, training_groups
+from aistack.queries import region_of, tags
+from aistack.queries.aws_training import COMPUTE_ENVIRONMENT, GROUP, training_groups
 
 
 def _pools(graph: StackGraph) -> int:

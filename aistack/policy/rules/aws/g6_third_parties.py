@@ -1,0 +1,27 @@
+"""AIS-G6-01: resources that hold data declare which third-party services see it."""
+
+from aistack.policy import fail, ok, rule
+from aistack.policy.rules.aws.c4_residency import STATEFUL
+from aistack.queries import tags
+
+TAG = "aistack:third-party-services"
+
+
+@rule(
+    id="AIS-G6-01",
+    checklist=["G6"],
+    info="Stateful resources carry the declared list of third-party services (or 'none').",
+    why="Who else sees the data is a governance decision; recording it on the data makes it "
+    "auditable where the data lives.",
+    fix="List them in governance.thirdPartyServices (an empty list renders as 'none') and "
+    "tag resources with governance tags (aistack components and default tags do).",
+)
+def check(graph):
+    for resource in graph.resources:
+        if resource.type not in STATEFUL:
+            continue
+        declared = tags(resource).get(TAG)
+        if declared is None:
+            yield fail(resource, "no declaration of third-party services.")
+        else:
+            yield ok(resource, f"third parties declared: {declared}.")
