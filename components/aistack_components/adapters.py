@@ -1,0 +1,403 @@
+"""aistack's AWS components as Pulumi sees them from other languages.
+
+One class per component, named as its token's name (`aistack:index:AwsDatasetBucket` is
+`AwsDatasetBucket`), as `ComponentProvider` requires. The class only describes: its `args`
+annotation (the generated `args.py` TypedDicts plus the wiring below) is what the analyzer
+turns into inputs, its `pulumi.Output[...]` annotations become outputs. Calling it builds
+the aistack component itself (`_Adapter.__new__`), so a program in TypeScript registers
+exactly the resources, names and URNs a Python program does, with no wrapper level.
+
+What arrives (pulumi 3.272, `ComponentProvider.map_input_properties`): snake_case keys,
+nested objects as dicts, enum members, whole numbers as floats (`4.0`; `4.5` is not
+refused there) and Outputs on wired inputs. `_plain` turns members back into their values;
+the aistack Args take `4.0` as 4, refuse `4.5`, and raise the ConfigError a Python caller
+gets. Wiring between components is by ids and ARNs (`wiring.py`): component objects cannot
+cross languages.
+"""
+
+import enum
+import importlib.metadata
+from collections.abc import Mapping
+from typing import Any, NotRequired
+
+import pulumi
+
+from aistack.aws.budget_guard import BudgetGuard
+from aistack.aws.container_registry import ContainerRegistry
+from aistack.aws.dataset_bucket import DatasetBucket
+from aistack.aws.gpu_quota import GpuQuota
+from aistack.aws.network import Network
+from aistack.aws.notebook import Notebook
+from aistack.aws.training_pool import TrainingPool
+from aistack.aws.workload_identity import WorkloadIdentity
+from aistack.errors import Problems
+from aistack_components.args import (
+    AwsBudgetGuardConfig,
+    AwsContainerRegistryConfig,
+    AwsDatasetBucketConfig,
+    AwsGpuQuotaConfig,
+    AwsNetworkConfig,
+    AwsNotebookConfig,
+    AwsTrainingPoolConfig,
+    AwsWorkloadIdentityConfig,
+)
+from aistack_components.wiring import BucketRef, IdentityArns, NetworkIds
+
+__all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
+
+PACKAGE = "aistack"
+VERSION = importlib.metadata.version("aistack")
+
+
+def _plain(value: Any) -> Any:
+    """Inputs as a Python caller writes them: enum members as their values."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+class _Adapter(pulumi.ComponentResource):
+    """Calling an adapter returns the aistack component `_build` makes: `__init__` never
+    runs, it is there for the analyzer to read `args`'s annotation."""
+
+    def __new__(  # type: ignore[misc]
+        cls, name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
+    ) -> pulumi.ComponentResource:
+        return cls._build(name, _plain(dict(args)), opts)
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        raise NotImplementedError
+
+
+# ---- data -----------------------------------------------------------------------------------
+
+
+class AwsDatasetBucketArgs(AwsDatasetBucketConfig):
+    access_logs_bucket_name: NotRequired[pulumi.Input[str]]
+    """Name of the stack's logs bucket (an AwsDatasetBucket of kind logs in the same region):
+    S3 server access logs for this bucket go there, under s3-access/<name>/."""
+
+
+class AwsDatasetBucket(_Adapter):
+    """A versioned, encrypted, TLS-only, private S3 bucket with lifecycle rules (D1, D2,
+    D4-D6, C4). Kept on `pulumi destroy` unless allowDestroyWithData."""
+
+    bucket_name: pulumi.Output[str]
+    """The bucket's name."""
+    bucket_arn: pulumi.Output[str]
+    """The bucket's ARN."""
+    kms_key_arn: pulumi.Output[str] | None
+    """The key objects are encrypted with (none for logs buckets: S3-managed keys)."""
+    uri: pulumi.Output[str]
+    """s3://<bucket>/"""
+
+    def __init__(
+        self, name: str, args: AwsDatasetBucketArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        logs_bucket = args.pop("access_logs_bucket_name", None)
+        access_logs = None
+        if logs_bucket is not None:
+            access_logs = BucketRef(
+                "access-logs",
+                kind="logs",
+                region=str(args.get("region")),
+                bucket_name=logs_bucket,
+                bucket_arn=pulumi.Output.concat("arn:aws:s3:::", logs_bucket),
+                kms_key_arn=None,
+            )
+        return DatasetBucket(name, args, opts, access_logs=access_logs)  # type: ignore[arg-type]
+
+
+# ---- identity, budgets, quotas, images ------------------------------------------------------
+
+
+class AwsWorkloadIdentity(_Adapter):
+    """IAM roles per workload, instance profiles for EC2, an optional GitHub Actions CI role
+    (C6): no access keys anywhere."""
+
+    role_arns: pulumi.Output[dict[str, str]]
+    """Role ARN per workload (training, training-job, inference, notebook, ...)."""
+    instance_profile_arns: pulumi.Output[dict[str, str]]
+    """Instance profile ARN per EC2-trusted workload."""
+    instance_profile_names: pulumi.Output[dict[str, str]]
+    """Instance profile name per EC2-trusted workload."""
+    github_provider_arn: pulumi.Output[str] | None
+    """The GitHub Actions OIDC provider, when github is set."""
+    ci_role_arn: pulumi.Output[str] | None
+    """The role GitHub Actions assumes, when github is set (no permissions unless granted)."""
+
+    def __init__(
+        self,
+        name: str,
+        args: AwsWorkloadIdentityConfig,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        return WorkloadIdentity(name, args, opts)
+
+
+class AwsBudgetGuard(_Adapter):
+    """Monthly and daily budgets, anomaly alerts and an optional training kill switch (C3)."""
+
+    monthly_budget_name: pulumi.Output[str]
+    daily_budget_name: pulumi.Output[str]
+    alert_topic_arn: pulumi.Output[str]
+    """The SNS topic budget alerts go to; wire it as alarmTopicArn of the other components."""
+    kms_key_arn: pulumi.Output[str]
+    anomaly_monitor_arn: pulumi.Output[str]
+    anomaly_subscription_arn: pulumi.Output[str]
+    kill_switch_topic_arn: pulumi.Output[str] | None
+    kill_switch_function_name: pulumi.Output[str] | None
+    kill_switch_function_arn: pulumi.Output[str] | None
+
+    def __init__(
+        self, name: str, args: AwsBudgetGuardConfig, opts: pulumi.ResourceOptions | None = None
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        return BudgetGuard(name, args, opts)
+
+
+class AwsGpuQuota(_Adapter):
+    """EC2 vCPU quota increase requests sized from the stack's GPU pools (C1). From other
+    languages the pools are described in `needs` (pool, instanceTypes, maxNodes, market)."""
+
+    requested_vcpus: pulumi.Output[dict[str, int]]
+    """vCPUs requested per quota code."""
+    quota_names: pulumi.Output[dict[str, str]]
+    summaries: pulumi.Output[dict[str, str]]
+    """Per quota code: what is requested and why, in words."""
+    request_status: pulumi.Output[dict[str, str]]
+
+    def __init__(
+        self, name: str, args: AwsGpuQuotaConfig, opts: pulumi.ResourceOptions | None = None
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        return GpuQuota(name, args, opts)
+
+
+class AwsContainerRegistry(_Adapter):
+    """Private ECR repositories: immutable tags, scan on push, KMS, lifecycle-managed (E1)."""
+
+    repository_urls: pulumi.Output[dict[str, str]]
+    """Repository URL per repository; push images and refer to them by digest."""
+    repository_arns: pulumi.Output[dict[str, str]]
+    kms_key_arn: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        args: AwsContainerRegistryConfig,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        return ContainerRegistry(name, args, opts)
+
+
+# ---- network --------------------------------------------------------------------------------
+
+_TIERS = ("training", "inference", "notebook")
+
+
+class AwsNetwork(_Adapter):
+    """A private, zone-aware, tier-separated VPC for GPU training and inference. Its per-tier
+    subnet and security group ids are what the other components take as wiring."""
+
+    vpc_id: pulumi.Output[str]
+    training_subnet_ids: pulumi.Output[list[str]] | None
+    """Private training subnets (when trainingInstanceTypes is set): a pool's subnetIds."""
+    training_security_group_id: pulumi.Output[str] | None
+    """The training nodes' security group: a pool's securityGroupId."""
+    inference_subnet_ids: pulumi.Output[list[str]] | None
+    inference_security_group_id: pulumi.Output[str] | None
+    notebook_subnet_ids: pulumi.Output[list[str]] | None
+    notebook_security_group_id: pulumi.Output[str] | None
+    alb_subnet_ids: pulumi.Output[list[str]]
+    alb_security_group_id: pulumi.Output[str] | None
+    public_subnet_ids: pulumi.Output[list[str]]
+    endpoint_security_group_id: pulumi.Output[str] | None
+    flow_log_group_name: pulumi.Output[str]
+    offered_zones: pulumi.Output[dict[str, list[str]]]
+    """Per instance type, the zones that offer it (looked up at deploy time)."""
+
+    def __init__(
+        self, name: str, args: AwsNetworkConfig, opts: pulumi.ResourceOptions | None = None
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        network = Network(name, args, opts)
+        # Exported for other languages only: a Python caller uses the accessor methods.
+        for tier in _TIERS:
+            present = tier in network.plan.tiers
+            ids = pulumi.Output.all(*network.subnet_ids(tier)) if present else None
+            setattr(network, f"{tier}_subnet_ids", ids)
+            group = network.security_group_id(tier) if present else None
+            setattr(network, f"{tier}_security_group_id", group)
+        return network
+
+
+# ---- compute --------------------------------------------------------------------------------
+
+
+class AwsTrainingPoolArgs(AwsTrainingPoolConfig):
+    subnet_ids: pulumi.Input[list[str]]
+    """The network's training subnets (AwsNetwork trainingSubnetIds)."""
+    security_group_id: pulumi.Input[str]
+    """The training nodes' security group (AwsNetwork trainingSecurityGroupId)."""
+    instance_role_arn: pulumi.Input[str]
+    """The role the nodes run as (AwsWorkloadIdentity roleArns["training"])."""
+    instance_profile_arn: pulumi.Input[str]
+    """Its instance profile (AwsWorkloadIdentity instanceProfileArns["training"])."""
+    job_role_arn: NotRequired[pulumi.Input[str]]
+    """The role Batch jobs run as (AwsWorkloadIdentity roleArns["training-job"]); required
+    for the batch scheduler."""
+    dataset_bucket_name: pulumi.Input[str]
+    """The dataset bucket (an AwsDatasetBucket of kind dataset in the pool's region)."""
+    dataset_bucket_arn: pulumi.Input[str]
+    dataset_kms_key_arn: pulumi.Input[str]
+    """The dataset bucket's kmsKeyArn: the pool's roles may decrypt with it, through S3 only."""
+    checkpoints_bucket_name: pulumi.Input[str]
+    """The checkpoint bucket (an AwsDatasetBucket of kind checkpoints in the pool's region)."""
+    checkpoints_bucket_arn: pulumi.Input[str]
+    checkpoints_kms_key_arn: pulumi.Input[str]
+
+
+class AwsTrainingPool(_Adapter):
+    """GPU training capacity on Spot (T1-T6, C5, D3, D4, E1): AWS Batch from 0 vCPUs
+    (default) or a standing auto scaling group, wired by ids to the network, identity and
+    buckets. datasetVersion is required here: the bucket's metadata is in another program."""
+
+    log_group_name: pulumi.Output[str]
+    job_queue_arn: pulumi.Output[str] | None
+    job_definition_arn: pulumi.Output[str] | None
+    auto_scaling_group_name: pulumi.Output[str] | None
+    image_id: pulumi.Output[str]
+    """The machine image nodes boot, as resolved at deploy time."""
+    dataset_uri: pulumi.Output[str]
+    checkpoint_uri: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: AwsTrainingPoolArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring = {key: args.pop(key, None) for key in AwsTrainingPoolArgs.__annotations__}
+        batch = args.get("scheduler", "batch") == "batch"
+        problems = Problems()
+        if not args.get("dataset_version"):
+            problems.add(
+                f"{name}.datasetVersion",
+                "is required when the pool is wired by ids: the dataset bucket's version is "
+                "recorded in the program that made it.",
+                "set datasetVersion to the dataset's pinned version (D4).",
+            )
+        if batch and wiring["job_role_arn"] is None:
+            problems.add(
+                f"{name}.jobRoleArn",
+                "is required for the batch scheduler: jobs run as their own role.",
+                'pass the identity\'s roleArns["training-job"].',
+            )
+        problems.raise_if_any()
+        region = str(args.get("region"))
+        network = NetworkIds(
+            {"training": wiring["subnet_ids"]}, {"training": wiring["security_group_id"]}
+        )
+        roles = {"training": wiring["instance_role_arn"]}
+        if wiring["job_role_arn"] is not None:
+            roles["training-job"] = wiring["job_role_arn"]
+        identity = IdentityArns(roles, {"training": wiring["instance_profile_arn"]})
+        buckets = [
+            BucketRef(
+                label,
+                kind=label,
+                region=region,
+                bucket_name=wiring[f"{label}_bucket_name"],
+                bucket_arn=wiring[f"{label}_bucket_arn"],
+                kms_key_arn=wiring[f"{label}_kms_key_arn"],
+                dataset_version=args.get("dataset_version"),
+            )
+            for label in ("dataset", "checkpoints")
+        ]
+        alarm_topic_arn = args.pop("alarm_topic_arn", None)
+        # Two steps so the buckets' grants can be made children of the pool.
+        pool = TrainingPool.__new__(TrainingPool)
+        for bucket in buckets:
+            bucket.owner = pool
+        pool.__init__(  # type: ignore[misc]
+            name,
+            args,
+            opts,
+            network=network,
+            identity=identity,
+            dataset=buckets[0],  # type: ignore[arg-type]
+            checkpoints=buckets[1],  # type: ignore[arg-type]
+            alarm_topic_arn=alarm_topic_arn,
+        )
+        return pool
+
+
+class AwsNotebook(_Adapter):
+    """A VPC-only SageMaker Studio domain with idle shutdown and one profile per user (C5),
+    wired by vpcId, subnetIds, securityGroupIds and executionRoleArn."""
+
+    kms_key_id: pulumi.Output[str]
+    domain_id: pulumi.Output[str]
+    domain_arn: pulumi.Output[str]
+    domain_url: pulumi.Output[str]
+    studio_url: pulumi.Output[str]
+    home_efs_file_system_id: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: AwsNotebookConfig, opts: pulumi.ResourceOptions | None = None
+    ) -> None: ...
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        return Notebook(name, args, opts)
+
+
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    AwsDatasetBucket,
+    AwsWorkloadIdentity,
+    AwsBudgetGuard,
+    AwsGpuQuota,
+    AwsContainerRegistry,
+    AwsNetwork,
+    AwsTrainingPool,
+    AwsNotebook,
+]

@@ -1,0 +1,716 @@
+"""GENERATED from aistack's pydantic Args by aistack_components/codegen.py: do not edit.
+
+Run `make schema` after changing an Args model; tests/components/ fails until then. Each
+`<Token>Config` holds one component's configuration as Pulumi's analyzer reads it: plain
+values, enums for choices, `NotRequired` where the Args have a default (said in the text).
+"""
+
+import enum
+from typing import NotRequired, TypedDict
+
+import pulumi
+
+
+class AwsDatasetBucketKind(enum.StrEnum):
+    DATASET = "dataset"
+    CHECKPOINTS = "checkpoints"
+    MODELS = "models"
+    LOGS = "logs"
+
+
+class GovernanceEnvironment(enum.StrEnum):
+    DEV = "dev"
+    STAGING = "staging"
+    PROD = "prod"
+
+
+class GovernanceDataClassification(enum.StrEnum):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    CONFIDENTIAL = "confidential"
+    RESTRICTED = "restricted"
+
+
+class ThirdPartyService(TypedDict):
+    """A service outside the team's cloud account that sees the data (checklist G6)."""
+
+    name: str
+    """The service, e.g. 'wandb' or 'openai'."""
+    purpose: str
+    """What it is used for."""
+    data_shared: str
+    """Which data it sees."""
+    terms: NotRequired[str]
+    """Link to the terms or DPA under which it sees it. Default: ""."""
+
+
+class Governance(TypedDict):
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+
+    owner: str
+    """Owning team or person; tagged everywhere."""
+    cost_center: str
+    """Billing owner; tagged everywhere."""
+    environment: NotRequired[GovernanceEnvironment]
+    """dev, staging or prod. Default: "dev"."""
+    allowed_regions: list[str]
+    """Regions where data may be stored and processed (C4). Required: deciding where data lives
+    is the first residency step.
+    """
+    data_classification: NotRequired[GovernanceDataClassification]
+    """Highest classification of data this stack handles. Default: "internal"."""
+    third_party_services: NotRequired[list[ThirdPartyService]]
+    """Services outside the account that see the data (G6). Default: []."""
+
+
+class AwsDatasetMetadata(TypedDict):
+    """What a dataset is, where it came from and on what basis it may be used (D4-D6, G1)."""
+
+    name: str
+    """Dataset name, e.g. 'support-tickets'."""
+    version: str
+    """The pinned version runs read (D4); never 'latest'."""
+    source: str
+    """Where it came from: URL, system or team (D6)."""
+    licence: str
+    """Licence or terms, e.g. 'CC-BY-4.0', 'proprietary' (D6)."""
+    contains_personal_data: NotRequired[bool]
+    """True if any record identifies a person, even pseudonymised (D5). Default: false."""
+    legal_basis: NotRequired[str]
+    """Documented basis for using personal data (e.g. 'consent', 'contract', 'legitimate
+    interest: DPIA-42'); required when contains_personal_data (D5, G1). Default: "".
+    """
+    anonymised: NotRequired[bool]
+    """True if personal data was anonymised. Default: false."""
+
+
+class AwsDatasetBucketConfig(TypedDict):
+    """The configuration of AwsDatasetBucket, validated into
+    aistack.aws.dataset_bucket.DatasetBucketArgs as a Python caller's is.
+    """
+
+    kind: AwsDatasetBucketKind
+    """dataset, checkpoints, models or logs: sets lifecycle."""
+    region: str
+    """Region of the bucket; must be the compute's region (D2) and in
+    governance.allowed_regions (C4). Explicit: never the provider's default.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    dataset: NotRequired[AwsDatasetMetadata]
+    """Required for kind 'dataset': lineage, licence, basis (D4-D6)."""
+    bucket_name: NotRequired[str]
+    """Physical name; default: the logical name plus a random suffix."""
+    noncurrent_days: NotRequired[int]
+    """Days an overwritten version is kept (D1); default by kind."""
+    keep_noncurrent_versions: NotRequired[int]
+    """Newest overwritten versions always kept."""
+    transition_noncurrent_after_days: NotRequired[int]
+    """Move overwritten versions to Standard-IA after N days (S3 requires at least 30); 0
+    disables.
+    """
+    expire_current_after_days: NotRequired[int]
+    """Expire live objects (logs only by default)."""
+    kms_key_arn: NotRequired[str]
+    """Share an existing customer key; default: a new key, rotated yearly."""
+    allow_destroy_with_data: NotRequired[bool]
+    """Let `pulumi destroy` delete the bucket and every object in it. Off: the bucket is
+    retained (and protected in prod). Default: false.
+    """
+
+
+class AwsWorkload(TypedDict):
+    """One role, trusted by the services that run one kind of work."""
+
+    name: str
+    """The workload: a lowercase DNS-style slug (e.g. 'training'), unique in the component.
+    Becomes the role's name and its aistack:workload tag, which the budget kill switch acts
+    on.
+    """
+    services: list[str]
+    """Service principals that may assume the role: ec2.amazonaws.com (instances, including
+    Batch compute environments; gets an instance profile), ecs-tasks.amazonaws.com (Batch
+    job containers), sagemaker.amazonaws.com (notebooks). Not ec2 and ecs-tasks together: a
+    job would run with the instance role.
+    """
+    session_manager: NotRequired[bool]
+    """EC2-trusted roles only: attach AmazonSSMManagedInstanceCore so operators reach instances
+    through Session Manager instead of SSH keys (C6). Default on. Default: true.
+    """
+    cloudwatch_agent: NotRequired[bool]
+    """EC2-trusted roles only: an inline policy with what the node's CloudWatch agent needs
+    beyond its log group and namespace (ec2:DescribeTags, for the AutoScalingGroupName
+    dimension). Writing logs and metrics is granted by the component that owns the group and
+    namespace (T3, T6). Default on. Default: true.
+    """
+    batch_instance_role: NotRequired[bool]
+    """EC2-trusted roles only: attach AmazonEC2ContainerServiceforEC2Role, which AWS Batch
+    instances need to join their ECS cluster. Default off; on for the default 'training'
+    workload. Default: false.
+    """
+    allow_unconditioned_trust: NotRequired[bool]
+    """Drop the aws:SourceAccount condition from the trust of ecs-tasks and SageMaker. Off:
+    only this account's tasks and notebooks can assume the role. Turn on only for a feature
+    that does not send the key. Default: false.
+    """
+    description: NotRequired[str]
+    """Added to the role's description. Default: ""."""
+
+
+class AwsKubernetesServiceAccountMechanism(enum.StrEnum):
+    POD_IDENTITY = "pod-identity"
+    IRSA = "irsa"
+
+
+class AwsKubernetesServiceAccount(TypedDict):
+    """A workload role for one Kubernetes service account, via EKS Pod Identity or IRSA."""
+
+    name: str
+    """The workload (role) name, a slug unique among all workloads."""
+    namespace: str
+    """Namespace of the service account."""
+    service_account: str
+    """Name of the service account."""
+    mechanism: NotRequired[AwsKubernetesServiceAccountMechanism]
+    """'pod-identity' (default: EKS Pod Identity; no per-cluster OIDC provider to manage) or
+    'irsa' (IAM roles for service accounts, for clusters without the Pod Identity agent).
+    Default: "pod-identity".
+    """
+    cluster_name: NotRequired[str]
+    """pod-identity: pins the trust to this cluster's session tag and, with region, creates the
+    Pod Identity association.
+    """
+    region: NotRequired[str]
+    """pod-identity: the cluster's region, where the association is created; must be in
+    governance.allowedRegions (C4).
+    """
+    oidc_provider_arn: NotRequired[str]
+    """irsa: ARN of the cluster's IAM OIDC provider. Required for irsa."""
+    oidc_issuer_url: NotRequired[str]
+    """irsa: the cluster's OIDC issuer URL (https://oidc.eks.<region>.amazonaws.com/id/<id>).
+    Required for irsa.
+    """
+
+
+class AwsGithubOidc(TypedDict):
+    """A CI role GitHub Actions can assume for one repository's branches and environments."""
+
+    repository: str
+    """'owner/name' of the one repository whose workflows may assume the role. No wildcards:
+    'org/*' would hand the role to every repository in the organisation.
+    """
+    branches: NotRequired[list[str]]
+    """Branch names (e.g. 'main') whose workflow runs may assume the role; matched as sub
+    'repo:<repository>:ref:refs/heads/<branch>'. No wildcards. Default: [].
+    """
+    environments: NotRequired[list[str]]
+    """GitHub environments (e.g. 'prod') whose jobs may assume the role; matched as sub
+    'repo:<repository>:environment:<env>'. A job that names an environment gets this subject
+    instead of the branch one. No wildcards. Default: [].
+    """
+    create_provider: NotRequired[bool]
+    """Create the account's GitHub OIDC identity provider. An account holds one per URL: in a
+    second stack set providerArn instead. Default: true.
+    """
+    provider_arn: NotRequired[str]
+    """ARN of an existing token.actions.githubusercontent.com provider; when set no provider is
+    created.
+    """
+
+
+class AwsWorkloadIdentityConfig(TypedDict):
+    """The configuration of AwsWorkloadIdentity, validated into
+    aistack.aws.workload_identity.WorkloadIdentityArgs as a Python caller's is.
+    """
+
+    governance: Governance
+    """Owner, cost centre and allowed regions; required. Tags every role and profile, and
+    bounds where Pod Identity associations may be created (C4).
+    """
+    workloads: NotRequired[list[AwsWorkload]]
+    """The roles to create, one per workload. Default: training (EC2: ASG nodes and Batch
+    hosts), training-job (ecs-tasks: Batch job containers), inference (EC2), notebook
+    (SageMaker). Default: [{"name": "training", "services": ["ec2.amazonaws.com"],
+    "batchInstanceRole": true}, {"name": "training-job", "services":
+    ["ecs-tasks.amazonaws.com"]}, {"name": "inference", "services": ["ec2.amazonaws.com"]},
+    {"name": "notebook", "services": ["sagemaker.amazonaws.com"]}].
+    """
+    kubernetes_service_accounts: NotRequired[list[AwsKubernetesServiceAccount]]
+    """Extra workload roles for Kubernetes service accounts (Pod Identity or IRSA). Default:
+    none. Default: [].
+    """
+    github: NotRequired[AwsGithubOidc]
+    """A CI role for GitHub Actions via OIDC, with no permissions until the caller grants them.
+    Default: none.
+    """
+    max_session_duration: NotRequired[int]
+    """Longest session, in seconds, a role's credentials last (AWS allows 3600-43200). Default
+    3600: services refresh credentials before they expire; raise it only for CI runs of
+    `pulumi up` longer than an hour. Default: 3600.
+    """
+    role_path: NotRequired[str]
+    """IAM path of the roles and instance profiles. Default '/': some consumers (EKS aws-auth
+    mappings) mishandle paths. Default: "/".
+    """
+    permissions_boundary_arn: NotRequired[str]
+    """Managed policy set as every role's permissions boundary, when the organisation requires
+    one. Default: none.
+    """
+
+
+class AwsBudgetGuardAnomalyFrequency(enum.StrEnum):
+    DAILY = "DAILY"
+    IMMEDIATE = "IMMEDIATE"
+
+
+class AwsBudgetGuardConfig(TypedDict):
+    """The configuration of AwsBudgetGuard, validated into
+    aistack.aws.budget_guard.BudgetGuardArgs as a Python caller's is.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the alert topics, their key and the kill switch. The kill switch stops
+    training capacity in this region only, so use the training region. Must be in
+    governance.allowed_regions (C4). Budgets and anomaly detection are global and take no
+    region. Explicit: never the provider's default.
+    """
+    monthly_limit_usd: float
+    """Monthly budget for the stack in USD. Required: a budget is the first cost control (C3)."""
+    daily_limit_usd: NotRequired[float]
+    """Daily budget in USD. Default: the monthly limit / 30, rounded up to a whole dollar, so a
+    day at the monthly pace is just inside it.
+    """
+    alert_emails: list[str]
+    """Who is told (1-10 addresses; AWS Budgets sends to at most 10 per alert). Budgets mail
+    them directly; their SNS topic subscriptions must be confirmed from the mail AWS sends.
+    """
+    monthly_actual_thresholds: NotRequired[list[float]]
+    """Percentages of the monthly limit at which actual spend alerts. Default 50/80/100:
+    halfway, time to act, limit reached. At least one must be <= 100. Default: [50, 80,
+    100].
+    """
+    monthly_forecast_threshold: NotRequired[float]
+    """Alert when the month's forecast passes this percentage of the limit. Default 100: warned
+    while there is still time to avoid the overrun. Default: 100.
+    """
+    daily_actual_threshold: NotRequired[float]
+    """Percentage of the daily limit at which a day's spend alerts. Default: 100."""
+    kill_switch: NotRequired[bool]
+    """Deploy a Lambda that scales the stack's training capacity (tagged
+    aistack:workload=training) to zero when actual spend reaches 100 % of the monthly limit.
+    Off by default: it stops running jobs, so a team opts in knowingly. Default: false.
+    """
+    kill_switch_dry_run: NotRequired[bool]
+    """The kill switch only logs what it would stop. For trying it out; needs kill_switch.
+    Default: false.
+    """
+    kill_switch_log_retention_days: NotRequired[int]
+    """Days the kill switch's logs are kept. Default a year: they are the record of why
+    training stopped, and tiny. Default: 365.
+    """
+    anomaly_threshold_usd: NotRequired[float]
+    """Report a cost anomaly when its total impact reaches this many USD. Default 100: below
+    that a GPU stack's daily noise drowns the signal. Default: 100.
+    """
+    anomaly_frequency: NotRequired[AwsBudgetGuardAnomalyFrequency]
+    """DAILY: one e-mail digest a day to alert_emails. IMMEDIATE: each anomaly as it is found,
+    to the alert topic (AWS sends IMMEDIATE only through SNS). Default: "DAILY".
+    """
+    anomaly_monitor_arn: NotRequired[str]
+    """Subscribe to this existing anomaly monitor instead of creating one on the stack tag. For
+    AWS Organizations member accounts, where only the management account may create tag
+    monitors.
+    """
+    activate_cost_allocation_tag: NotRequired[bool]
+    """Activate the aistack:stack cost allocation tag, which the budgets and the monitor filter
+    on. Set false where the management account activates it (only it may, in an AWS
+    Organization). Default: true.
+    """
+    subscribe_emails_to_topic: NotRequired[bool]
+    """Also subscribe alert_emails to the alert topic, so what only the topic carries
+    (IMMEDIATE anomalies) reaches them. Once confirmed, budget alerts arrive twice (direct
+    and via SNS); set false to get them once. Default: true.
+    """
+    allow_destroy_with_logs: NotRequired[bool]
+    """Let `pulumi destroy` delete the kill switch's log group and key. Off: both are retained
+    (and protected in prod), they are the audit trail. Default: false.
+    """
+
+
+class AwsQuotaNeedMarket(enum.StrEnum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+
+
+class AwsQuotaNeed(TypedDict):
+    """A pool's quota need as configuration: `{pool, instanceTypes, maxNodes, market}`."""
+
+    pool: str
+    """The pool's name; it appears in the request's summary. Required."""
+    instance_types: list[str]
+    """Every GPU instance type the pool may launch, e.g. ['g5.12xlarge']. Required; the largest
+    (by vCPUs) sizes the request.
+    """
+    max_nodes: int
+    """The pool's maximum node count (its autoscaling maximum). Required."""
+    market: AwsQuotaNeedMarket
+    """'spot' or 'on-demand'. Required, no default: the market selects a different quota, and
+    guessing it would file the wrong request.
+    """
+
+
+class AwsGpuQuotaConfig(TypedDict):
+    """The configuration of AwsGpuQuota, validated into aistack.aws.gpu_quota.GpuQuotaArgs as a
+    Python caller's is.
+    """
+
+    region: str
+    """Region to request quota in. Quotas are per account and region, so this must be the
+    pools' region; it must be in governance.allowed_regions (C4). Explicit: never the
+    provider's default.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    needs: NotRequired[list[AwsQuotaNeed]]
+    """Pools sized from configuration, each {pool, instanceTypes, maxNodes, market}. Default:
+    none, for stacks that pass pool components as `pools=`; at least one need is required
+    across both. Default: [].
+    """
+    headroom_percent: NotRequired[float]
+    """Extra quota on top of the pools' maximum, in percent (20 means 20%), rounded up to whole
+    instances of the smallest type in that quota. Default 0: the pools' maximum is exactly
+    what they can use; add headroom for instances launched beside the running ones
+    (replacements, rolling updates, ad-hoc runs). Default: 0.
+    """
+    floors: NotRequired[dict[str, int]]
+    """Minimum vCPUs to request per quota code, e.g. {'L-7212CCBC': 384}. Default: none. Set a
+    floor to the account's current value when it is already above what the pools need (a
+    request can never lower a quota, and the provider refuses to create one below the
+    current value), or to keep a quota when pools shrink. A floor for a quota no pool uses
+    is requested on its own. Default: {}.
+    """
+
+
+class AwsContainerRegistryConfig(TypedDict):
+    """The configuration of AwsContainerRegistry, validated into
+    aistack.aws.container_registry.ContainerRegistryArgs as a Python caller's is.
+    """
+
+    repositories: list[str]
+    """One repository per image name, e.g. ['trainer', 'vllm-server']. Each must be a valid ECR
+    repository name (lowercase, digits, '.', '_', '-', '/').
+    """
+    region: str
+    """Region of the repositories; must be in governance.allowed_regions (C4). Explicit: never
+    the provider's default. Pulls from another region cost transfer.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    namespace: NotRequired[str]
+    """Prefix of every repository name, e.g. 'ml-platform/'; default none. Set it when several
+    stacks share an account, since ECR names are unique per region. Default: "".
+    """
+    keep_release_images: NotRequired[int]
+    """Newest images kept per release tag prefix (default 20): enough to roll back months of
+    releases, few enough that storage stays flat. Default: 20.
+    """
+    release_tag_prefixes: NotRequired[list[str]]
+    """Tag prefixes that mark releases (default 'v', 'release-'); each is kept to
+    keepReleaseImages. Images with other tags are never expired. Default: ["v", "release-"].
+    """
+    untagged_expiry_days: NotRequired[int]
+    """Days after push an untagged image is expired (default 7): build leftovers and superseded
+    layers, long enough to finish a rollout that used one. Default: 7.
+    """
+    kms_key_arn: NotRequired[str]
+    """Encrypt with this existing customer key (same region); default: a new key for this
+    registry, rotated yearly. ECR fixes the key at repository creation.
+    """
+    allow_destroy_with_images: NotRequired[bool]
+    """Let `pulumi destroy` delete the repositories with every image in them. Off: repositories
+    and their key are retained (and protected in prod). Default: false.
+    """
+
+
+class AwsNetworkEgress(enum.StrEnum):
+    ENDPOINTS = "endpoints"
+    NAT = "nat"
+    NONE = "none"
+
+
+class AwsNetworkConfig(TypedDict):
+    """The configuration of AwsNetwork, validated into aistack.aws.network.NetworkArgs as a
+    Python caller's is.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the VPC: explicit (never the provider's default) and within
+    governance.allowed_regions (C4). Must offer the GPU types (C2).
+    """
+    cidr_block: NotRequired[str]
+    """The VPC's IPv4 range; default 10.40.0.0/16, away from the 10.0.0.0/16 that most examples
+    (and so most peers) use. Private (RFC 1918 or 100.64.0.0/10), prefix /16 to /21: each
+    tier gets a quarter of it, carved per zone. Default: "10.40.0.0/16".
+    """
+    training_instance_types: NotRequired[list[str]]
+    """GPU instance types training runs on (catalog names, e.g. 'p5.48xlarge'). Training
+    subnets go only where ALL of them are offered. Empty: no training tier. Default: [].
+    """
+    inference_instance_types: NotRequired[list[str]]
+    """GPU instance types that serve inference; as for training. Empty: no inference tier and
+    no load balancer security group. Default: [].
+    """
+    notebook: NotRequired[bool]
+    """Add a notebook tier (own subnets and security group). Off. Default: false."""
+    notebook_instance_types: NotRequired[list[str]]
+    """GPU types notebooks use, to place notebook subnets; empty: the region's first zones.
+    Only with notebook: true. Default: [].
+    """
+    max_zones: NotRequired[int]
+    """Most zones per tier; default 3: enough spread to find scarce GPU capacity, few enough to
+    keep per-zone endpoint costs down. Default: 3.
+    """
+    availability_zones: NotRequired[list[str]]
+    """Use exactly these zones (e.g. where a capacity reservation is) instead of the catalog's
+    choice; each must offer every type of every tier. Default: none.
+    """
+    egress: NotRequired[AwsNetworkEgress]
+    """How private nodes reach AWS APIs: 'endpoints' (default: interface endpoints, no internet
+    route at all), 'nat' (one NAT gateway: reaches the internet, cheaper, single-zone) or
+    'none' (S3 only; images and agents must need nothing else). Default: "endpoints".
+    """
+    max_endpoint_zones: NotRequired[int]
+    """Zones that get interface-endpoint network interfaces (the first training zones).
+    Default: every training zone. Each endpoint costs about $7.30 a month per zone; 1 or 2
+    cut that, other zones then reach the endpoints cross-zone.
+    """
+    extra_endpoint_services: NotRequired[list[str]]
+    """More interface endpoints, by service suffix (e.g. 'sagemaker.api', 'batch'). Default
+    none. Default: [].
+    """
+    public_endpoint: NotRequired[bool]
+    """Make the load balancer internet-facing: adds public subnets (ALB only, never GPU nodes)
+    and an internet gateway. Off: an internal load balancer in private subnets, reachable
+    from the VPC and what is peered to it. Default: false.
+    """
+    alb_ingress_cidrs: NotRequired[list[str]]
+    """Who may reach the load balancer on 443/80. Default: 0.0.0.0/0 when public_endpoint, else
+    the VPC's own range.
+    """
+    flow_log_retention_days: NotRequired[int]
+    """Days VPC flow logs are kept; default 90: long enough to investigate an incident, short
+    enough to stay cheap. A CloudWatch retention value. Default: 90.
+    """
+    gateway_port: NotRequired[int]
+    """Port the inference gateway listens on; the only port the load balancer may reach on
+    inference nodes. Default 8080. Default: 8080.
+    """
+    allow_destroy_flow_logs: NotRequired[bool]
+    """Let `pulumi destroy` delete the flow-log group and its key. Off: they are retained
+    (protected in prod), because they are the audit trail. Default: false.
+    """
+
+
+class AwsTrainingPoolScheduler(enum.StrEnum):
+    BATCH = "batch"
+    ASG = "asg"
+
+
+class AwsTrainingPoolMarket(enum.StrEnum):
+    SPOT = "spot"
+    ON_DEMAND = "on-demand"
+
+
+class AwsMachineImage(TypedDict):
+    """The node's AMI: pinned by id, or resolved from an SSM parameter at deploy time."""
+
+    ami_id: NotRequired[str]
+    """Pinned image id (preferred, E1)."""
+    ssm_parameter: NotRequired[str]
+    """Public SSM parameter resolved on each `pulumi up`; the resolved id is exported and
+    written into the launch template, so nodes never change image between deployments.
+    Default: the scheduler's recommended GPU image.
+    """
+
+
+class AwsJobSpec(TypedDict):
+    """The job definition template: what one training job asks for."""
+
+    gpus: NotRequired[int]
+    """GPUs per job; default: a whole node."""
+    vcpus: NotRequired[int]
+    """vCPUs per job; default: node minus 2."""
+    memory_mib: NotRequired[int]
+    """Memory per job; default: 90% of the node (agent headroom)."""
+    shared_memory_mib: NotRequired[int]
+    """/dev/shm for data loader workers (PyTorch needs more than docker's 64 MB default).
+    Default: 16384.
+    """
+    command: NotRequired[list[str]]
+    """Command run in the image. Default: ["python", "-m", "train"]."""
+    retry_attempts: NotRequired[int]
+    """Attempts when the host is reclaimed (T2); app errors exit. Default: 3."""
+    checkpoint_on_interruption: NotRequired[bool]
+    """The trainer handles SIGUSR1 by writing a checkpoint and exiting 138 (128 + SIGUSR1), and
+    wants it on a Spot interruption notice: the job then carries
+    AISTACK_CHECKPOINT_SIGNAL=USR1, the host's spot watch sends it the signal, and Batch
+    retries the job on exit 138 (T1, T2). Off (default): the trainer is never signalled,
+    since SIGUSR1's default action would end it; the host still flushes the checkpoint
+    directory and a reclaimed job is still retried. Default: false.
+    """
+    environment: NotRequired[dict[str, str]]
+    """Extra environment for every job (no secrets). Default: {}."""
+
+
+class AwsTrainingPoolConfig(TypedDict):
+    """The configuration of AwsTrainingPool, validated into
+    aistack.aws.training_pool.TrainingPoolArgs as a Python caller's is.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """The pool's region: must equal the dataset bucket's (D2) and be allowed (C4)."""
+    scheduler: NotRequired[AwsTrainingPoolScheduler]
+    """batch: jobs on demand from 0 vCPUs. asg: a standing group. Default: "batch"."""
+    instance_types: list[str]
+    """GPU instance types of ONE GPU class (same GPU model and count); several sizes widen the
+    Spot pools the allocator can choose from.
+    """
+    market: NotRequired[AwsTrainingPoolMarket]
+    """Spot is 40-70% cheaper; runs resume from checkpoints (T1, T2). Default: "spot"."""
+    max_nodes: int
+    """The cost cap of the pool; required."""
+    min_nodes: NotRequired[int]
+    """asg only; 0 so an unused pool costs nothing. Default: 0."""
+    image: str
+    """Training image by digest (E1): repo@sha256:<64 hex>."""
+    machine_image: NotRequired[AwsMachineImage]
+    """The node's AMI: pinned by id, or resolved from an SSM parameter at deploy time. Default:
+    its own defaults.
+    """
+    max_runtime_minutes: int
+    """Hard wall-clock limit per job and per node (T5). Required: a run without a limit is how
+    a stuck job bills for a month.
+    """
+    idle_minutes: NotRequired[int]
+    """asg: idle minutes before a node leaves. Default: 30."""
+    idle_gpu_util_percent: NotRequired[int]
+    """Idle below this GPU %. Default: 5."""
+    starvation_gpu_util_percent: NotRequired[int]
+    """Alarm when busy nodes average GPU use below this (T3). Default: 40."""
+    starvation_minutes: NotRequired[int]
+    """...for this long (T3). Default: 30."""
+    dataset_prefix: NotRequired[str]
+    """Prefix in the dataset bucket holding one sub-prefix per version. Default: ""."""
+    dataset_version: NotRequired[str]
+    """Pinned dataset version; default: the dataset bucket's (D4)."""
+    checkpoint_prefix: NotRequired[str]
+    """Prefix for checkpoints and manifests. Default: "runs"."""
+    tracker_uri: NotRequired[str]
+    """Experiment tracker endpoint passed to jobs (E6), e.g. MLflow URL."""
+    root_volume_gb: NotRequired[int]
+    """Encrypted gp3 root (images are big). Default: 200."""
+    stop_timeout_seconds: NotRequired[int]
+    """Grace between SIGTERM and SIGKILL for a container on a reclaimed host: Spot gives 120 s,
+    keep a margin, use it to write the last checkpoint (T1). Default: 110.
+    """
+    log_retention_days: NotRequired[int]
+    """Retention of the pool's log group (T6). Default: 90."""
+    job: NotRequired[AwsJobSpec]
+    """The job definition template: what one training job asks for. Default: its own defaults."""
+    alarm_topic_arn: NotRequired[pulumi.Input[str]]
+    """SNS topic for the pool's alarms."""
+
+
+class AwsNotebookConfig(TypedDict):
+    """The configuration of AwsNotebook, validated into aistack.aws.notebook.NotebookArgs as a
+    Python caller's is.
+    """
+
+    governance: Governance
+    """Owner, cost centre and allowed regions; required. Tags the domain, key and profiles, and
+    the region must be one of its allowedRegions (C4).
+    """
+    region: str
+    """Region of the domain and its home EFS volume; required and explicit, never the
+    provider's default: it must be in governance.allowedRegions (C4) and should be the
+    region of the data notebooks read (D2).
+    """
+    users: list[str]
+    """One Studio user profile per entry: lowercase slugs (e.g. 'ana', 'data-team'), unique.
+    Required: a domain nobody can open is dead weight.
+    """
+    vpc_id: NotRequired[pulumi.Input[str]]
+    """VPC the domain runs in (e.g. network.vpc_id). Required, here or as the `vpc_id=` keyword
+    of the component.
+    """
+    subnet_ids: NotRequired[list[pulumi.Input[str]]]
+    """Private subnets for the apps and the EFS mount targets, 1-16 (e.g.
+    network.subnet_ids('notebook')). Required, here or as a keyword. Private only: VPC-only
+    domains refuse public subnets. Give two or more zones so one zone's outage does not lock
+    everyone out of their home directory.
+    """
+    security_group_ids: NotRequired[list[pulumi.Input[str]]]
+    """Security groups of every app, 1-4 (e.g. [network.security_group_id('notebook')]).
+    Required, here or as a keyword. They must allow HTTPS out to the VPC's endpoints or NAT;
+    SageMaker adds its own group for NFS to the home volume.
+    """
+    execution_role_arn: NotRequired[pulumi.Input[str]]
+    """Role every user's and shared space's apps run as (e.g. identity.role_arn('notebook')).
+    Required, here or as a keyword; it must trust sagemaker.amazonaws.com.
+    """
+    kms_key_id: NotRequired[pulumi.Input[str]]
+    """Customer KMS key (id or ARN) for the home EFS volume and space EBS volumes. Default: a
+    new key with yearly rotation, retained like the data it guards.
+    """
+    idle_timeout_minutes: NotRequired[int]
+    """Minutes a JupyterLab or Code Editor app may sit idle (no kernel or terminal activity)
+    before Studio shuts it down (C5). Default 60: long enough for a lunch break, short
+    enough that a forgotten GPU costs an hour, not a weekend. SageMaker's minimum is 60.
+    Default: 60.
+    """
+    max_idle_timeout_minutes: NotRequired[int]
+    """Longest idle timeout a user may choose for their own space; the shortest is 60. Default
+    240, the most AIS-C5-01 accepts: users tune the timeout within bounds and cannot turn
+    idle shutdown off. Default: 240.
+    """
+    default_instance_type: NotRequired[str]
+    """Instance a new JupyterLab or Code Editor space starts on. Default ml.t3.medium (about
+    $0.05/hour); users pick a GPU per space when the work needs one. Default:
+    "ml.t3.medium".
+    """
+    instance_types: NotRequired[list[str]]
+    """The instance types users may start apps on: the execution role's CreateApp is
+    conditioned on sagemaker:InstanceTypes. Must include default_instance_type. Default:
+    ml.t3.medium, ml.t3.large, ml.m5.xlarge and one single-GPU type, ml.g5.xlarge; add
+    larger GPUs deliberately. Default: ["ml.t3.medium", "ml.t3.large", "ml.m5.xlarge",
+    "ml.g5.xlarge"].
+    """
+    grant_studio_permissions: NotRequired[bool]
+    """Attach to the execution role what Studio users need in this domain
+    (aws.workload_identity.studio_execution_policy): their own spaces and apps, on
+    instance_types only. Off: the role's owner grants it; without it a user can open the
+    domain but launch nothing. Default: true.
+    """
+    allow_gpu_default_instance: NotRequired[bool]
+    """Allow a GPU or accelerator type as default_instance_type. Off: every space a user opens
+    would start on a GPU, billed from the first minute. Default: false.
+    """
+    allow_docker_access: NotRequired[bool]
+    """Let spaces build and run Docker containers. Off: Docker in a space runs with privileges
+    beyond the notebook's and pulls images from outside the review path. Default: false.
+    """
+    domain_name: NotRequired[str]
+    """Physical domain name (letters, digits, hyphens; at most 63). Default:
+    '<project>-<stack>-<name>', shortened to fit.
+    """
+    allow_destroy_with_data: NotRequired[bool]
+    """Let `pulumi destroy` delete the home EFS volume (retention 'Delete'), the domain and its
+    KMS key. Off: the volume is retained when the domain goes, and the domain and key are
+    retained (and protected in prod). Default: false.
+    """
