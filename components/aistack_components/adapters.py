@@ -18,7 +18,7 @@ cross languages.
 import enum
 import importlib.metadata
 from collections.abc import Mapping
-from typing import Any, NotRequired
+from typing import Any
 
 import pulumi
 
@@ -32,15 +32,16 @@ from aistack.aws.training_pool import TrainingPool
 from aistack.aws.workload_identity import WorkloadIdentity
 from aistack.errors import Problems
 from aistack_components.args import (
-    AwsBudgetGuardConfig,
-    AwsContainerRegistryConfig,
-    AwsDatasetBucketConfig,
-    AwsGpuQuotaConfig,
-    AwsNetworkConfig,
-    AwsNotebookConfig,
-    AwsTrainingPoolConfig,
-    AwsWorkloadIdentityConfig,
+    AwsBudgetGuardArgs,
+    AwsContainerRegistryArgs,
+    AwsDatasetBucketArgs,
+    AwsGpuQuotaArgs,
+    AwsNetworkArgs,
+    AwsNotebookArgs,
+    AwsTrainingPoolArgs,
+    AwsWorkloadIdentityArgs,
 )
+from aistack_components.codegen import WIRING
 from aistack_components.wiring import BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
@@ -77,12 +78,6 @@ class _Adapter(pulumi.ComponentResource):
 
 
 # ---- data -----------------------------------------------------------------------------------
-
-
-class AwsDatasetBucketArgs(AwsDatasetBucketConfig):
-    access_logs_bucket_name: NotRequired[pulumi.Input[str]]
-    """Name of the stack's logs bucket (an AwsDatasetBucket of kind logs in the same region):
-    S3 server access logs for this bucket go there, under s3-access/<name>/."""
 
 
 class AwsDatasetBucket(_Adapter):
@@ -141,7 +136,7 @@ class AwsWorkloadIdentity(_Adapter):
     def __init__(
         self,
         name: str,
-        args: AwsWorkloadIdentityConfig,
+        args: AwsWorkloadIdentityArgs,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...
 
@@ -167,7 +162,7 @@ class AwsBudgetGuard(_Adapter):
     kill_switch_function_arn: pulumi.Output[str] | None
 
     def __init__(
-        self, name: str, args: AwsBudgetGuardConfig, opts: pulumi.ResourceOptions | None = None
+        self, name: str, args: AwsBudgetGuardArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None: ...
 
     @classmethod
@@ -189,7 +184,7 @@ class AwsGpuQuota(_Adapter):
     request_status: pulumi.Output[dict[str, str]]
 
     def __init__(
-        self, name: str, args: AwsGpuQuotaConfig, opts: pulumi.ResourceOptions | None = None
+        self, name: str, args: AwsGpuQuotaArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None: ...
 
     @classmethod
@@ -210,7 +205,7 @@ class AwsContainerRegistry(_Adapter):
     def __init__(
         self,
         name: str,
-        args: AwsContainerRegistryConfig,
+        args: AwsContainerRegistryArgs,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...
 
@@ -248,7 +243,7 @@ class AwsNetwork(_Adapter):
     """Per instance type, the zones that offer it (looked up at deploy time)."""
 
     def __init__(
-        self, name: str, args: AwsNetworkConfig, opts: pulumi.ResourceOptions | None = None
+        self, name: str, args: AwsNetworkArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None: ...
 
     @classmethod
@@ -267,29 +262,6 @@ class AwsNetwork(_Adapter):
 
 
 # ---- compute --------------------------------------------------------------------------------
-
-
-class AwsTrainingPoolArgs(AwsTrainingPoolConfig):
-    subnet_ids: pulumi.Input[list[str]]
-    """The network's training subnets (AwsNetwork trainingSubnetIds)."""
-    security_group_id: pulumi.Input[str]
-    """The training nodes' security group (AwsNetwork trainingSecurityGroupId)."""
-    instance_role_arn: pulumi.Input[str]
-    """The role the nodes run as (AwsWorkloadIdentity roleArns["training"])."""
-    instance_profile_arn: pulumi.Input[str]
-    """Its instance profile (AwsWorkloadIdentity instanceProfileArns["training"])."""
-    job_role_arn: NotRequired[pulumi.Input[str]]
-    """The role Batch jobs run as (AwsWorkloadIdentity roleArns["training-job"]); required
-    for the batch scheduler."""
-    dataset_bucket_name: pulumi.Input[str]
-    """The dataset bucket (an AwsDatasetBucket of kind dataset in the pool's region)."""
-    dataset_bucket_arn: pulumi.Input[str]
-    dataset_kms_key_arn: pulumi.Input[str]
-    """The dataset bucket's kmsKeyArn: the pool's roles may decrypt with it, through S3 only."""
-    checkpoints_bucket_name: pulumi.Input[str]
-    """The checkpoint bucket (an AwsDatasetBucket of kind checkpoints in the pool's region)."""
-    checkpoints_bucket_arn: pulumi.Input[str]
-    checkpoints_kms_key_arn: pulumi.Input[str]
 
 
 class AwsTrainingPool(_Adapter):
@@ -314,7 +286,7 @@ class AwsTrainingPool(_Adapter):
     def _build(
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
-        wiring = {key: args.pop(key, None) for key in AwsTrainingPoolArgs.__annotations__}
+        wiring = {key: args.pop(key, None) for key, *_ in WIRING["AwsTrainingPool"]}
         batch = args.get("scheduler", "batch") == "batch"
         problems = Problems()
         if not args.get("dataset_version"):
@@ -381,7 +353,7 @@ class AwsNotebook(_Adapter):
     home_efs_file_system_id: pulumi.Output[str]
 
     def __init__(
-        self, name: str, args: AwsNotebookConfig, opts: pulumi.ResourceOptions | None = None
+        self, name: str, args: AwsNotebookArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None: ...
 
     @classmethod

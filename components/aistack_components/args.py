@@ -1,8 +1,9 @@
 """GENERATED from aistack's pydantic Args by aistack_components/codegen.py: do not edit.
 
 Run `make schema` after changing an Args model; tests/components/ fails until then. Each
-`<Token>Config` holds one component's configuration as Pulumi's analyzer reads it: plain
-values, enums for choices, `NotRequired` where the Args have a default (said in the text).
+`<Token>Args` holds one component's inputs as Pulumi's analyzer reads it: its configuration
+plain, with enums for choices and `NotRequired` where the Args have a default (said in the
+text), then the ids and ARNs that wire it to other components, as `pulumi.Input`.
 """
 
 import enum
@@ -84,9 +85,9 @@ class AwsDatasetMetadata(TypedDict):
     """True if personal data was anonymised. Default: false."""
 
 
-class AwsDatasetBucketConfig(TypedDict):
-    """The configuration of AwsDatasetBucket, validated into
-    aistack.aws.dataset_bucket.DatasetBucketArgs as a Python caller's is.
+class AwsDatasetBucketArgs(TypedDict):
+    """The inputs of AwsDatasetBucket: its configuration, validated into
+    aistack.aws.dataset_bucket.DatasetBucketArgs as a Python caller's is, and its wiring.
     """
 
     kind: AwsDatasetBucketKind
@@ -116,6 +117,10 @@ class AwsDatasetBucketConfig(TypedDict):
     allow_destroy_with_data: NotRequired[bool]
     """Let `pulumi destroy` delete the bucket and every object in it. Off: the bucket is
     retained (and protected in prod). Default: false.
+    """
+    access_logs_bucket_name: NotRequired[pulumi.Input[str]]
+    """Name of the stack's logs bucket (an AwsDatasetBucket of kind logs in the same region):
+    S3 server access logs for this bucket go there, under s3-access/<name>/.
     """
 
 
@@ -218,9 +223,10 @@ class AwsGithubOidc(TypedDict):
     """
 
 
-class AwsWorkloadIdentityConfig(TypedDict):
-    """The configuration of AwsWorkloadIdentity, validated into
-    aistack.aws.workload_identity.WorkloadIdentityArgs as a Python caller's is.
+class AwsWorkloadIdentityArgs(TypedDict):
+    """The inputs of AwsWorkloadIdentity: its configuration, validated into
+    aistack.aws.workload_identity.WorkloadIdentityArgs as a Python caller's is, and its
+    wiring.
     """
 
     governance: Governance
@@ -263,9 +269,9 @@ class AwsBudgetGuardAnomalyFrequency(enum.StrEnum):
     IMMEDIATE = "IMMEDIATE"
 
 
-class AwsBudgetGuardConfig(TypedDict):
-    """The configuration of AwsBudgetGuard, validated into
-    aistack.aws.budget_guard.BudgetGuardArgs as a Python caller's is.
+class AwsBudgetGuardArgs(TypedDict):
+    """The inputs of AwsBudgetGuard: its configuration, validated into
+    aistack.aws.budget_guard.BudgetGuardArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance
@@ -361,9 +367,9 @@ class AwsQuotaNeed(TypedDict):
     """
 
 
-class AwsGpuQuotaConfig(TypedDict):
-    """The configuration of AwsGpuQuota, validated into aistack.aws.gpu_quota.GpuQuotaArgs as a
-    Python caller's is.
+class AwsGpuQuotaArgs(TypedDict):
+    """The inputs of AwsGpuQuota: its configuration, validated into
+    aistack.aws.gpu_quota.GpuQuotaArgs as a Python caller's is, and its wiring.
     """
 
     region: str
@@ -393,9 +399,10 @@ class AwsGpuQuotaConfig(TypedDict):
     """
 
 
-class AwsContainerRegistryConfig(TypedDict):
-    """The configuration of AwsContainerRegistry, validated into
-    aistack.aws.container_registry.ContainerRegistryArgs as a Python caller's is.
+class AwsContainerRegistryArgs(TypedDict):
+    """The inputs of AwsContainerRegistry: its configuration, validated into
+    aistack.aws.container_registry.ContainerRegistryArgs as a Python caller's is, and its
+    wiring.
     """
 
     repositories: list[str]
@@ -440,9 +447,9 @@ class AwsNetworkEgress(enum.StrEnum):
     NONE = "none"
 
 
-class AwsNetworkConfig(TypedDict):
-    """The configuration of AwsNetwork, validated into aistack.aws.network.NetworkArgs as a
-    Python caller's is.
+class AwsNetworkArgs(TypedDict):
+    """The inputs of AwsNetwork: its configuration, validated into
+    aistack.aws.network.NetworkArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance
@@ -566,9 +573,9 @@ class AwsJobSpec(TypedDict):
     """Extra environment for every job (no secrets). Default: {}."""
 
 
-class AwsTrainingPoolConfig(TypedDict):
-    """The configuration of AwsTrainingPool, validated into
-    aistack.aws.training_pool.TrainingPoolArgs as a Python caller's is.
+class AwsTrainingPoolArgs(TypedDict):
+    """The inputs of AwsTrainingPool: its configuration, validated into
+    aistack.aws.training_pool.TrainingPoolArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance
@@ -625,11 +632,39 @@ class AwsTrainingPoolConfig(TypedDict):
     """The job definition template: what one training job asks for. Default: its own defaults."""
     alarm_topic_arn: NotRequired[pulumi.Input[str]]
     """SNS topic for the pool's alarms."""
+    subnet_ids: pulumi.Input[list[str]]
+    """The network's training subnets (AwsNetwork trainingSubnetIds)."""
+    security_group_id: pulumi.Input[str]
+    """The training nodes' security group (AwsNetwork trainingSecurityGroupId)."""
+    instance_role_arn: pulumi.Input[str]
+    """The role the nodes run as (AwsWorkloadIdentity roleArns["training"])."""
+    instance_profile_arn: pulumi.Input[str]
+    """Its instance profile (AwsWorkloadIdentity instanceProfileArns["training"])."""
+    job_role_arn: NotRequired[pulumi.Input[str]]
+    """The role Batch jobs run as (AwsWorkloadIdentity roleArns["training-job"]); required for
+    the batch scheduler.
+    """
+    dataset_bucket_name: pulumi.Input[str]
+    """The dataset bucket (an AwsDatasetBucket of kind dataset in the pool's region): its
+    bucketName.
+    """
+    dataset_bucket_arn: pulumi.Input[str]
+    """The dataset bucket's bucketArn."""
+    dataset_kms_key_arn: pulumi.Input[str]
+    """The dataset bucket's kmsKeyArn: the pool's roles may decrypt with it, through S3 only."""
+    checkpoints_bucket_name: pulumi.Input[str]
+    """The checkpoint bucket (an AwsDatasetBucket of kind checkpoints in the pool's region):
+    its bucketName.
+    """
+    checkpoints_bucket_arn: pulumi.Input[str]
+    """The checkpoint bucket's bucketArn."""
+    checkpoints_kms_key_arn: pulumi.Input[str]
+    """The checkpoint bucket's kmsKeyArn."""
 
 
-class AwsNotebookConfig(TypedDict):
-    """The configuration of AwsNotebook, validated into aistack.aws.notebook.NotebookArgs as a
-    Python caller's is.
+class AwsNotebookArgs(TypedDict):
+    """The inputs of AwsNotebook: its configuration, validated into
+    aistack.aws.notebook.NotebookArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance

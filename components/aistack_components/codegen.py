@@ -49,11 +49,83 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "AwsNotebook": ("aistack.aws.notebook", "NotebookArgs"),
 }
 
+#: Per token, the inputs that wire it to other components by id or ARN (component objects
+#: cannot cross languages): (name, type, required, description). Always `pulumi.Input`.
+WIRING: dict[str, list[tuple[str, str, bool, str]]] = {
+    "AwsDatasetBucket": [
+        (
+            "access_logs_bucket_name",
+            "str",
+            False,
+            "Name of the stack's logs bucket (an AwsDatasetBucket of kind logs in the same "
+            "region): S3 server access logs for this bucket go there, under s3-access/<name>/.",
+        ),
+    ],
+    "AwsTrainingPool": [
+        (
+            "subnet_ids",
+            "list[str]",
+            True,
+            "The network's training subnets (AwsNetwork trainingSubnetIds).",
+        ),
+        (
+            "security_group_id",
+            "str",
+            True,
+            "The training nodes' security group (AwsNetwork trainingSecurityGroupId).",
+        ),
+        (
+            "instance_role_arn",
+            "str",
+            True,
+            'The role the nodes run as (AwsWorkloadIdentity roleArns["training"]).',
+        ),
+        (
+            "instance_profile_arn",
+            "str",
+            True,
+            'Its instance profile (AwsWorkloadIdentity instanceProfileArns["training"]).',
+        ),
+        (
+            "job_role_arn",
+            "str",
+            False,
+            "The role Batch jobs run as (AwsWorkloadIdentity "
+            'roleArns["training-job"]); required for the batch scheduler.',
+        ),
+        (
+            "dataset_bucket_name",
+            "str",
+            True,
+            "The dataset bucket (an AwsDatasetBucket of kind "
+            "dataset in the pool's region): its bucketName.",
+        ),
+        ("dataset_bucket_arn", "str", True, "The dataset bucket's bucketArn."),
+        (
+            "dataset_kms_key_arn",
+            "str",
+            True,
+            "The dataset bucket's kmsKeyArn: the pool's roles "
+            "may decrypt with it, through S3 only.",
+        ),
+        (
+            "checkpoints_bucket_name",
+            "str",
+            True,
+            "The checkpoint bucket (an AwsDatasetBucket of "
+            "kind checkpoints in the pool's region): its bucketName.",
+        ),
+        ("checkpoints_bucket_arn", "str", True, "The checkpoint bucket's bucketArn."),
+        ("checkpoints_kms_key_arn", "str", True, "The checkpoint bucket's kmsKeyArn."),
+    ],
+}
+
 HEADER = '''"""GENERATED from aistack's pydantic Args by aistack_components/codegen.py: do not edit.
 
 Run `make schema` after changing an Args model; tests/components/ fails until then. Each
-`<Token>Config` holds one component's configuration as Pulumi's analyzer reads it: plain
-values, enums for choices, `NotRequired` where the Args have a default (said in the text).
+`<Token>Args` holds one component's inputs as Pulumi's analyzer reads it: its configuration
+plain, with enums for choices and `NotRequired` where the Args have a default (said in the
+text), then the ids and ARNs that wire it to other components, as `pulumi.Input`.
 """
 
 import enum
@@ -160,14 +232,14 @@ class _Renderer:
     def model(self, model: type[BaseModel], token: str | None = None) -> str:
         if model in self.names and token is None:
             return self.names[model]
-        name = f"{token}Config" if token else self.type_name(model)
+        name = f"{token}Args" if token else self.type_name(model)
         prefix = token or name
         self.names[model] = name
         doc = " ".join(_summary(model).split())
         if token:
             doc = (
-                f"The configuration of {token}, validated into "
-                f"{model.__module__}.{model.__name__} as a Python caller's is."
+                f"The inputs of {token}: its configuration, validated into "
+                f"{model.__module__}.{model.__name__} as a Python caller's is, and its wiring."
             )
         body = [_docstring(doc, "    ")]
         wired = getattr(model, "output_keywords", frozenset())
@@ -186,6 +258,10 @@ class _Renderer:
             default = "" if info.is_required() else _default_text(info)
             fields.append(f"    {field_name}: {text}")
             fields.append(_docstring(" ".join(p for p in (description, default) if p), "    "))
+        for field_name, kind, required, description in WIRING.get(token or "", []):
+            text = f"pulumi.Input[{kind}]"
+            fields.append(f"    {field_name}: {text if required else f'NotRequired[{text}]'}")
+            fields.append(_docstring(description, "    "))
         self.blocks.append(f"class {name}(TypedDict):\n" + "\n".join(body + [""] + fields))
         return name
 
