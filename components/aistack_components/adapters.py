@@ -9,18 +9,21 @@ exactly the resources, names and URNs a Python program does, with no wrapper lev
 
 What arrives (pulumi 3.272, `ComponentProvider.map_input_properties`): snake_case keys,
 nested objects as dicts, enum members, whole numbers as floats (`4.0`; `4.5` is not
-refused there) and Outputs on wired inputs. `_plain` turns members back into their values;
-the aistack Args take `4.0` as 4, refuse `4.5`, and raise the ConfigError a Python caller
-gets. Wiring between components is by ids and ARNs (`wiring.py`): component objects cannot
-cross languages.
+refused there) and Outputs on wired inputs. `_as_written` turns keys back into camelCase
+and members into their values; the aistack Args take `4.0` as 4, refuse `4.5`, and raise
+the ConfigError a Python caller gets. Wiring between components is by ids and ARNs
+(`wiring.py`): component objects cannot cross languages.
 """
 
 import enum
 import importlib.metadata
+import inspect
+import typing
 from collections.abc import Mapping
 from typing import Any
 
 import pulumi
+from pydantic.alias_generators import to_camel
 
 from aistack.aws.budget_guard import BudgetGuard
 from aistack.aws.container_registry import ContainerRegistry
@@ -50,14 +53,28 @@ PACKAGE = "aistack"
 VERSION = importlib.metadata.version("aistack")
 
 
-def _plain(value: Any) -> Any:
-    """Inputs as a Python caller writes them: enum members as their values."""
+def _as_written(value: Any, shape: Any) -> Any:
+    """Inputs as the program wrote them: the schema's camelCase keys (so a ConfigError names
+    `maxNodes`, not `max_nodes`) and enum members as their values. Keys are renamed only
+    where `shape` is one of our TypedDicts: a `dict[str, str]` holds the caller's own keys."""
+    if typing.get_origin(shape) in (typing.NotRequired, typing.Required):
+        shape = typing.get_args(shape)[0]
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
+        if typing.is_typeddict(shape):
+            # Not get_type_hints: pulumi.Input holds a forward reference to Output[T].
+            fields = {
+                k: v for c in reversed(shape.__mro__) for k, v in inspect.get_annotations(c).items()
+            }
+            return {
+                to_camel(key): _as_written(item, fields.get(key)) for key, item in value.items()
+            }
+        values = typing.get_args(shape)[1] if typing.get_origin(shape) is dict else None
+        return {key: _as_written(item, values) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
+        items = typing.get_args(shape)[0] if typing.get_origin(shape) is list else None
+        return [_as_written(item, items) for item in value]
     return value
 
 
@@ -68,7 +85,8 @@ class _Adapter(pulumi.ComponentResource):
     def __new__(  # type: ignore[misc]
         cls, name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
     ) -> pulumi.ComponentResource:
-        return cls._build(name, _plain(dict(args)), opts)
+        shape = inspect.get_annotations(cls.__init__)["args"]
+        return cls._build(name, _as_written(dict(args), shape), opts)
 
     @classmethod
     def _build(
@@ -101,7 +119,7 @@ class AwsDatasetBucket(_Adapter):
     def _build(
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
-        logs_bucket = args.pop("access_logs_bucket_name", None)
+        logs_bucket = args.pop("accessLogsBucketName", None)
         access_logs = None
         if logs_bucket is not None:
             access_logs = BucketRef(
@@ -286,10 +304,10 @@ class AwsTrainingPool(_Adapter):
     def _build(
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
-        wiring = {key: args.pop(key, None) for key, *_ in WIRING["AwsTrainingPool"]}
+        wiring = {key: args.pop(to_camel(key), None) for key, *_ in WIRING["AwsTrainingPool"]}
         batch = args.get("scheduler", "batch") == "batch"
         problems = Problems()
-        if not args.get("dataset_version"):
+        if not args.get("datasetVersion"):
             problems.add(
                 f"{name}.datasetVersion",
                 "is required when the pool is wired by ids: the dataset bucket's version is "
@@ -319,11 +337,11 @@ class AwsTrainingPool(_Adapter):
                 bucket_name=wiring[f"{label}_bucket_name"],
                 bucket_arn=wiring[f"{label}_bucket_arn"],
                 kms_key_arn=wiring[f"{label}_kms_key_arn"],
-                dataset_version=args.get("dataset_version"),
+                dataset_version=args.get("datasetVersion"),
             )
             for label in ("dataset", "checkpoints")
         ]
-        alarm_topic_arn = args.pop("alarm_topic_arn", None)
+        alarm_topic_arn = args.pop("alarmTopicArn", None)
         # Two steps so the buckets' grants can be made children of the pool.
         pool = TrainingPool.__new__(TrainingPool)
         for bucket in buckets:
