@@ -269,10 +269,18 @@ class AwsNetwork(_Adapter):
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
         network = Network(name, args, opts)
-        # Exported for other languages only: a Python caller uses the accessor methods.
+        # Exported for other languages only: a Python caller uses the accessor methods. The
+        # subnet ids carry the network itself, so what is placed in them waits for all of
+        # it (routes, endpoints), as `depends_on=[network]` makes a Python pool's nodes wait.
         for tier in _TIERS:
             present = tier in network.plan.tiers
-            ids = pulumi.Output.all(*network.subnet_ids(tier)) if present else None
+            ids = (
+                pulumi.Output.all(network.urn, *network.subnet_ids(tier)).apply(
+                    lambda values: list(values[1:])
+                )
+                if present
+                else None
+            )
             setattr(network, f"{tier}_subnet_ids", ids)
             group = network.security_group_id(tier) if present else None
             setattr(network, f"{tier}_security_group_id", group)
