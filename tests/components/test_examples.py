@@ -84,8 +84,8 @@ def test_typescript_example_uses_the_packages_classes_and_required_inputs():
     spec = resources["aistack:index:AwsTrainingPool"]
     assert keys <= set(spec["inputProperties"])
     assert set(spec["requiredInputs"]) <= keys
-    enums = set(re.findall(r"aistack\.(\w+)\.\w+\b", source)) - used
-    assert {f"aistack:index:{name}" for name in enums} <= set(_schema()["types"])
+    kinds = _schema()["types"]["aistack:index:AwsDatasetBucketKind"]["enum"]
+    assert set(re.findall(r'kind: "(\w+)"', source)) <= {k["value"] for k in kinds}
 
 
 def test_examples_name_the_package_add_line():

@@ -7,7 +7,7 @@ import * as aistack from "@pulumi/aistack";
 const governance = {
     owner: "ml-platform",
     costCenter: "research-1234",
-    environment: aistack.GovernanceEnvironment.Dev,
+    environment: "dev", // enums are string unions in the generated SDK
     allowedRegions: ["us-east-1"],
 };
 const region = "us-east-1";
@@ -20,7 +20,7 @@ const network = new aistack.AwsNetwork("network", {
 const identity = new aistack.AwsWorkloadIdentity("identity", { governance });
 
 const data = new aistack.AwsDatasetBucket("data", {
-    kind: aistack.AwsDatasetBucketKind.Dataset,
+    kind: "dataset",
     region,
     governance,
     dataset: {
@@ -31,7 +31,7 @@ const data = new aistack.AwsDatasetBucket("data", {
     },
 });
 const checkpoints = new aistack.AwsDatasetBucket("checkpoints", {
-    kind: aistack.AwsDatasetBucketKind.Checkpoints,
+    kind: "checkpoints",
     region,
     governance,
 });
