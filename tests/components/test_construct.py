@@ -11,6 +11,7 @@ import json
 
 import pulumi
 import pytest
+from pulumi.errors import InputPropertyError
 from pulumi.provider.server import ComponentInitError
 
 from aistack import aws, engine
@@ -140,3 +141,20 @@ def test_a_boolean_for_an_integer_is_refused(provider):
     )
     assert isinstance(error, ConfigError)
     assert "data.noncurrentDays" in str(error)
+
+
+def test_missing_inputs_and_unknown_choices_are_refused_by_the_provider_first(provider):
+    # The provider checks the schema before aistack runs (ComponentProvider.map_inputs);
+    # typed SDKs refuse both at compile time.
+    missing = {k: v for k, v in _floats(BUCKET).items() if k != "region"}
+    with pytest.raises(InputPropertyError, match="Missing required input 'region'"):
+        engine.run(
+            lambda: provider.construct("data", "aistack:index:AwsDatasetBucket", missing, None),
+            config=CONFIG,
+        )
+    unknown = {**_floats(BUCKET), "kind": "datasets"}
+    with pytest.raises(InputPropertyError, match="Invalid value datasets"):
+        engine.run(
+            lambda: provider.construct("data", "aistack:index:AwsDatasetBucket", unknown, None),
+            config=CONFIG,
+        )
