@@ -110,6 +110,6 @@ def test_notebook_takes_its_network_as_outputs(provider):
     graph = engine.run(program, config=CONFIG)
     domain = graph.of_type("aws:sagemaker/domain:Domain")[0]
     assert domain.get("vpcId") == graph.named("net-vpc").id
-    assert domain.get("subnetIds") == [
+    assert sorted(domain.get("subnetIds")) == sorted(
         r.id for r in graph.of_type("aws:ec2/subnet:Subnet") if r.name.startswith("net-notebook")
-    ]
+    )

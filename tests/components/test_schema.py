@@ -106,7 +106,7 @@ def test_outputs_are_outputs_only(schema):
 def test_importing_the_host_starts_no_server():
     # Pulumi's analyzer imports the plugin's modules; only `python components/` serves.
     done = subprocess.run(
-        [sys.executable, "-c", "import __main__, runpy; runpy.run_path('__main__.py')"],
+        [sys.executable, "-c", "import runpy; runpy.run_path('__main__.py')"],
         cwd=COMPONENTS_DIR,
         capture_output=True,
         text=True,
