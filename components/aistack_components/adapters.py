@@ -78,9 +78,36 @@ def _as_written(value: Any, shape: Any) -> Any:
     return value
 
 
+def _signature(args_type: type) -> Any:
+    """An `__init__` whose `args` is annotated `args_type`: what the analyzer reads."""
+
+    def __init__(
+        self: pulumi.ComponentResource,
+        name: str,
+        args: Any,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """Never runs: calling the class returns the aistack component (`_Adapter`)."""
+
+    __init__.__annotations__ = {**__init__.__annotations__, "args": args_type}
+    return __init__
+
+
 class _Adapter(pulumi.ComponentResource):
-    """Calling an adapter returns the aistack component `_build` makes: `__init__` never
-    runs, it is there for the analyzer to read `args`'s annotation."""
+    """`class AwsX(_Adapter, args=AwsXArgs, component=X)`: the analyzer reads `AwsXArgs` as
+    the inputs and the class's `pulumi.Output` annotations as the outputs; calling the class
+    returns the aistack component `_build` makes (by default `component(name, args, opts)`),
+    so there is no wrapper level between the program and the component. (Attributes here
+    are `_`-prefixed: the analyzer takes every other annotation for an output.)"""
+
+    _component: type[pulumi.ComponentResource]
+
+    def __init_subclass__(
+        cls, *, args: type, component: type[pulumi.ComponentResource], **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__init__ = _signature(args)  # type: ignore[method-assign]
+        cls._component = component
 
     def __new__(  # type: ignore[misc]
         cls, name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
@@ -92,13 +119,13 @@ class _Adapter(pulumi.ComponentResource):
     def _build(
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
-        raise NotImplementedError
+        return cls._component(name, args, opts)  # type: ignore[call-arg]
 
 
 # ---- data -----------------------------------------------------------------------------------
 
 
-class AwsDatasetBucket(_Adapter):
+class AwsDatasetBucket(_Adapter, args=AwsDatasetBucketArgs, component=DatasetBucket):
     """A versioned, encrypted, TLS-only, private S3 bucket with lifecycle rules (D1, D2,
     D4-D6, C4). Kept on `pulumi destroy` unless allowDestroyWithData."""
 
@@ -110,10 +137,6 @@ class AwsDatasetBucket(_Adapter):
     """The key objects are encrypted with (none for logs buckets: S3-managed keys)."""
     uri: pulumi.Output[str]
     """s3://<bucket>/"""
-
-    def __init__(
-        self, name: str, args: AwsDatasetBucketArgs, opts: pulumi.ResourceOptions | None = None
-    ) -> None: ...
 
     @classmethod
     def _build(
@@ -136,7 +159,7 @@ class AwsDatasetBucket(_Adapter):
 # ---- identity, budgets, quotas, images ------------------------------------------------------
 
 
-class AwsWorkloadIdentity(_Adapter):
+class AwsWorkloadIdentity(_Adapter, args=AwsWorkloadIdentityArgs, component=WorkloadIdentity):
     """IAM roles per workload, instance profiles for EC2, an optional GitHub Actions CI role
     (C6): no access keys anywhere."""
 
@@ -151,21 +174,8 @@ class AwsWorkloadIdentity(_Adapter):
     ci_role_arn: pulumi.Output[str] | None
     """The role GitHub Actions assumes, when github is set (no permissions unless granted)."""
 
-    def __init__(
-        self,
-        name: str,
-        args: AwsWorkloadIdentityArgs,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
 
-    @classmethod
-    def _build(
-        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
-    ) -> pulumi.ComponentResource:
-        return WorkloadIdentity(name, args, opts)
-
-
-class AwsBudgetGuard(_Adapter):
+class AwsBudgetGuard(_Adapter, args=AwsBudgetGuardArgs, component=BudgetGuard):
     """Monthly and daily budgets, anomaly alerts and an optional training kill switch (C3)."""
 
     monthly_budget_name: pulumi.Output[str]
@@ -179,18 +189,8 @@ class AwsBudgetGuard(_Adapter):
     kill_switch_function_name: pulumi.Output[str] | None
     kill_switch_function_arn: pulumi.Output[str] | None
 
-    def __init__(
-        self, name: str, args: AwsBudgetGuardArgs, opts: pulumi.ResourceOptions | None = None
-    ) -> None: ...
 
-    @classmethod
-    def _build(
-        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
-    ) -> pulumi.ComponentResource:
-        return BudgetGuard(name, args, opts)
-
-
-class AwsGpuQuota(_Adapter):
+class AwsGpuQuota(_Adapter, args=AwsGpuQuotaArgs, component=GpuQuota):
     """EC2 vCPU quota increase requests sized from the stack's GPU pools (C1). From other
     languages the pools are described in `needs` (pool, instanceTypes, maxNodes, market)."""
 
@@ -201,18 +201,8 @@ class AwsGpuQuota(_Adapter):
     """Per quota code: what is requested and why, in words."""
     request_status: pulumi.Output[dict[str, str]]
 
-    def __init__(
-        self, name: str, args: AwsGpuQuotaArgs, opts: pulumi.ResourceOptions | None = None
-    ) -> None: ...
 
-    @classmethod
-    def _build(
-        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
-    ) -> pulumi.ComponentResource:
-        return GpuQuota(name, args, opts)
-
-
-class AwsContainerRegistry(_Adapter):
+class AwsContainerRegistry(_Adapter, args=AwsContainerRegistryArgs, component=ContainerRegistry):
     """Private ECR repositories: immutable tags, scan on push, KMS, lifecycle-managed (E1)."""
 
     repository_urls: pulumi.Output[dict[str, str]]
@@ -220,26 +210,13 @@ class AwsContainerRegistry(_Adapter):
     repository_arns: pulumi.Output[dict[str, str]]
     kms_key_arn: pulumi.Output[str]
 
-    def __init__(
-        self,
-        name: str,
-        args: AwsContainerRegistryArgs,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-    @classmethod
-    def _build(
-        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
-    ) -> pulumi.ComponentResource:
-        return ContainerRegistry(name, args, opts)
-
 
 # ---- network --------------------------------------------------------------------------------
 
 _TIERS = ("training", "inference", "notebook")
 
 
-class AwsNetwork(_Adapter):
+class AwsNetwork(_Adapter, args=AwsNetworkArgs, component=Network):
     """A private, zone-aware, tier-separated VPC for GPU training and inference. Its per-tier
     subnet and security group ids are what the other components take as wiring."""
 
@@ -259,10 +236,6 @@ class AwsNetwork(_Adapter):
     flow_log_group_name: pulumi.Output[str]
     offered_zones: pulumi.Output[dict[str, list[str]]]
     """Per instance type, the zones that offer it (looked up at deploy time)."""
-
-    def __init__(
-        self, name: str, args: AwsNetworkArgs, opts: pulumi.ResourceOptions | None = None
-    ) -> None: ...
 
     @classmethod
     def _build(
@@ -290,7 +263,7 @@ class AwsNetwork(_Adapter):
 # ---- compute --------------------------------------------------------------------------------
 
 
-class AwsTrainingPool(_Adapter):
+class AwsTrainingPool(_Adapter, args=AwsTrainingPoolArgs, component=TrainingPool):
     """GPU training capacity on Spot (T1-T6, C5, D3, D4, E1): AWS Batch from 0 vCPUs
     (default) or a standing auto scaling group, wired by ids to the network, identity and
     buckets. datasetVersion is required here: the bucket's metadata is in another program."""
@@ -303,10 +276,6 @@ class AwsTrainingPool(_Adapter):
     """The machine image nodes boot, as resolved at deploy time."""
     dataset_uri: pulumi.Output[str]
     checkpoint_uri: pulumi.Output[str]
-
-    def __init__(
-        self, name: str, args: AwsTrainingPoolArgs, opts: pulumi.ResourceOptions | None = None
-    ) -> None: ...
 
     @classmethod
     def _build(
@@ -367,7 +336,7 @@ class AwsTrainingPool(_Adapter):
         return pool
 
 
-class AwsNotebook(_Adapter):
+class AwsNotebook(_Adapter, args=AwsNotebookArgs, component=Notebook):
     """A VPC-only SageMaker Studio domain with idle shutdown and one profile per user (C5),
     wired by vpcId, subnetIds, securityGroupIds and executionRoleArn."""
 
@@ -377,16 +346,6 @@ class AwsNotebook(_Adapter):
     domain_url: pulumi.Output[str]
     studio_url: pulumi.Output[str]
     home_efs_file_system_id: pulumi.Output[str]
-
-    def __init__(
-        self, name: str, args: AwsNotebookArgs, opts: pulumi.ResourceOptions | None = None
-    ) -> None: ...
-
-    @classmethod
-    def _build(
-        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
-    ) -> pulumi.ComponentResource:
-        return Notebook(name, args, opts)
 
 
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
