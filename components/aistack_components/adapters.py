@@ -29,6 +29,7 @@ from aistack.aws.budget_guard import BudgetGuard
 from aistack.aws.container_registry import ContainerRegistry
 from aistack.aws.dataset_bucket import DatasetBucket
 from aistack.aws.gpu_quota import GpuQuota
+from aistack.aws.inference_tier import InferenceTier
 from aistack.aws.network import Network
 from aistack.aws.notebook import Notebook
 from aistack.aws.training_pool import TrainingPool
@@ -39,6 +40,7 @@ from aistack_components.args import (
     AwsContainerRegistryArgs,
     AwsDatasetBucketArgs,
     AwsGpuQuotaArgs,
+    AwsInferenceTierArgs,
     AwsNetworkArgs,
     AwsNotebookArgs,
     AwsTrainingPoolArgs,
@@ -348,6 +350,65 @@ class AwsNotebook(_Adapter, args=AwsNotebookArgs, component=Notebook):
     home_efs_file_system_id: pulumi.Output[str]
 
 
+class AwsInferenceTier(_Adapter, args=AwsInferenceTierArgs, component=InferenceTier):
+    """Versioned model serving on GPU nodes behind nginx, an ALB and WAF (S1-S7, G2-G5),
+    wired by ids to the network, the inference identity and the models bucket. Load
+    balancer access logs are not wired across languages yet."""
+
+    load_balancer_arn: pulumi.Output[str]
+    dns_name: pulumi.Output[str]
+    endpoint: pulumi.Output[str]
+    """The URL clients call."""
+    web_acl_arn: pulumi.Output[str]
+    log_group_name: pulumi.Output[str]
+    waf_log_group_name: pulumi.Output[str]
+    dashboard_name: pulumi.Output[str]
+    rollback_command: pulumi.Output[str]
+    """The command that moves all traffic back to the previous version (S6)."""
+    image_id: pulumi.Output[str]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring = {key: args.pop(to_camel(key), None) for key, *_ in WIRING["AwsInferenceTier"]}
+        network = NetworkIds(
+            {"inference": wiring["subnet_ids"]},
+            {"inference": wiring["security_group_id"]},
+            vpc_id=wiring["vpc_id"],
+            alb_subnet_ids=wiring["alb_subnet_ids"],
+            alb_security_group_id=wiring["alb_security_group_id"],
+            alb_internal=args.get("public") is not True,
+            cidr_block=wiring["vpc_cidr_block"],
+        )
+        identity = IdentityArns(
+            {"inference": wiring["instance_role_arn"]},
+            {"inference": wiring["instance_profile_arn"]},
+        )
+        models = BucketRef(
+            "models",
+            kind="models",
+            region=str(args.get("region")),
+            bucket_name=wiring["models_bucket_name"],
+            bucket_arn=wiring["models_bucket_arn"],
+            kms_key_arn=wiring["models_kms_key_arn"],
+        )
+        alarm_topic_arn = args.pop("alarmTopicArn", None)
+        # Two steps so the models grant can be made a child of the tier.
+        tier = InferenceTier.__new__(InferenceTier)
+        models.owner = tier
+        tier.__init__(  # type: ignore[misc]
+            name,
+            args,
+            opts,
+            network=network,
+            identity=identity,
+            models=models,  # type: ignore[arg-type]
+            alarm_topic_arn=alarm_topic_arn,
+        )
+        return tier
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsWorkloadIdentity,
@@ -357,4 +418,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsNetwork,
     AwsTrainingPool,
     AwsNotebook,
+    AwsInferenceTier,
 ]

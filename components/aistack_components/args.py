@@ -7,7 +7,7 @@ text), then the ids and ARNs that wire it to other components, as `pulumi.Input`
 """
 
 import enum
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 
@@ -749,3 +749,417 @@ class AwsNotebookArgs(TypedDict):
     KMS key. Off: the volume is retained when the domain goes, and the domain and key are
     retained (and protected in prod). Default: false.
     """
+
+
+class AwsModelVersionStandby(enum.StrEnum):
+    WARM = "warm"
+    ZERO = "zero"
+
+
+class AwsModelVersion(TypedDict):
+    """One deployable model version: its traffic share, its bounds and who approved it."""
+
+    version: str
+    """The version as stored in the models bucket, under s3://<bucket>/<modelName>/<version>/
+    (S7). Explicit: 'latest', 'current' and 'stable' are refused, because they name whatever
+    is newest.
+    """
+    weight: int
+    """Share of traffic in per cent; the weights of all versions sum to 100. 0 keeps the
+    version deployable without traffic (S6): rollback is a weight change.
+    """
+    min_nodes: NotRequired[int]
+    """Nodes kept while the version takes traffic; default: the tier's minNodes. At least 1:
+    request-count scaling cannot start a group from zero.
+    """
+    max_nodes: NotRequired[int]
+    """Most nodes of this version (its cost cap); default: the tier's maxNodes."""
+    standby: NotRequired[AwsModelVersionStandby]
+    """At weight 0: 'warm' (default) keeps one node loaded, so a rollback takes seconds; 'zero'
+    keeps none, so it costs nothing and a rollback waits for a node to boot and load the
+    model. Default: "warm".
+    """
+    approved_by: NotRequired[str]
+    """Who approved this version for production (G3), e.g. an email or a ticket. Required for
+    every version when governance.environment is prod.
+    """
+    instance_type: NotRequired[str]
+    """GPU instance type for this version; default: the tier's."""
+
+
+class AwsInferenceTierRuntime(enum.StrEnum):
+    VLLM = "vllm"
+    TRITON = "triton"
+    TENSORRT_LLM = "tensorrt-llm"
+
+
+class AwsInferenceTierRequestLogging(enum.StrEnum):
+    NONE = "none"
+    METADATA = "metadata"
+    FULL = "full"
+
+
+class AwsInferenceTierLogDataClassification(enum.StrEnum):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    CONFIDENTIAL = "confidential"
+    RESTRICTED = "restricted"
+
+
+class AwsInferenceTierFallback(enum.StrEnum):
+    ERROR = "error"
+    PREVIOUS_VERSION = "previous_version"
+
+
+class GatewayConfigFallback(enum.StrEnum):
+    ERROR = "error"
+    PREVIOUS_VERSION = "previous_version"
+
+
+class GatewayConfig(TypedDict):
+    """The nginx inference front that sits before one model server (S3, S4, G5)."""
+
+    listen_address: NotRequired[str]
+    """Address nginx listens on: an IPv4 address, a bracketed IPv6 address or '*'. Use
+    127.0.0.1 when another proxy or load balancer runs on the node. Default: "0.0.0.0".
+    """
+    listen_port: NotRequired[int]
+    """Port clients connect to. Default: 8080."""
+    upstream: NotRequired[str]
+    """host:port of the model server (vLLM, Triton) this gateway fronts. Default:
+    "127.0.0.1:8000".
+    """
+    rate_limit_per_second: NotRequired[int]
+    """Sustained requests per second allowed per client (S3). The client is the value of
+    `client_key_header` when the request carries it, else its address. Requests over the
+    limit get 429 with a JSON error and Retry-After. Cache hits count too: the limit is
+    checked before the cache. Default: 10.
+    """
+    rate_limit_burst: NotRequired[int]
+    """Requests a client may make above the sustained rate at once, served without delay,
+    before 429s start (nginx `limit_req burst=... nodelay`). Default: 20.
+    """
+    client_key_header: NotRequired[str]
+    """Request header that identifies a client (its API key). OpenAI-style clients send
+    'Authorization: Bearer <key>'; use e.g. 'X-API-Key' if yours differ. The gateway does
+    not validate keys, the model server does: a client can mint fresh keys to get fresh rate
+    budgets, which only buys it 401s from a model server that checks keys. Default:
+    "Authorization".
+    """
+    max_concurrent_upstream: NotRequired[int]
+    """Most requests in flight to the model server at once, across all nginx workers (S3).
+    Requests beyond it are refused at once with 503, a JSON error and Retry-After: 1
+    (open-source nginx cannot queue them). Cache hits do not take a slot. Default: 32.
+    """
+    upstream_timeout_seconds: NotRequired[int]
+    """How long the model server may stay silent (between two reads or writes) before the
+    request fails over to the fallback. Long non-streamed generations need a generous value.
+    Default: 300.
+    """
+    upstream_connect_timeout_seconds: NotRequired[int]
+    """Connect timeout to the model server; it is on loopback or in the pod, so a slow connect
+    means it is down. Default: 2.
+    """
+    fallback: NotRequired[GatewayConfigFallback]
+    """When the model server refuses connections, times out or answers 502/503/504 (G5):
+    'error' answers 503 with a JSON error and Retry-After; 'previous_version' sends the
+    request to `previous_upstream` instead (its answers carry 'X-Aistack-Fallback:
+    previous_version' and are never cached), and answers the 503 only if that is down too.
+    Default: "error".
+    """
+    previous_upstream: NotRequired[str]
+    """host:port of the previous model version; required when fallback is 'previous_version',
+    refused otherwise.
+    """
+    unavailable_retry_after_seconds: NotRequired[int]
+    """Retry-After sent with the 503 when no model answers. Default: 10."""
+    cache_enabled: NotRequired[bool]
+    """Answer repeated identical requests from a disk cache (S4). The key is method, URI, the
+    client key (see cache_per_client) and the full request body; nginx stores its MD5 as the
+    file name. Only 200 answers are stored; answers the model marks no-store/private or that
+    set cookies are not; streamed (text/event-stream) answers pass through unbuffered and
+    are not stored; requests with 'Cache-Control: no-cache' skip the lookup. Responses carry
+    X-Cache-Status (HIT, MISS, BYPASS, EXPIRED...). Note that a cached answer to a sampled
+    (temperature > 0) request is replayed verbatim within the TTL. Default: true.
+    """
+    cache_ttl_seconds: NotRequired[int]
+    """How long a stored answer is served, and kept on disk. Default: 300."""
+    cache_max_size_mb: NotRequired[int]
+    """Disk the cache may use; least recently used goes first. Default: 1024."""
+    cache_per_client: NotRequired[bool]
+    """Put the client key header in the cache key, so a client is only served answers to its
+    own requests. Keep it on unless every client is trusted: a shared cache serves a stored
+    answer to anyone who sends the same body, without the model server ever checking their
+    key. Cache files hold the key text (and the body), so cache_dir is as sensitive as the
+    keys and the prompts. Default: true.
+    """
+    cache_lock: NotRequired[bool]
+    """While a request fills a cache entry, identical requests wait for it instead of reaching
+    the model too (nginx re-checks every 500 ms, so they wait up to 0.5 s longer than the
+    first). Worth it for generation, which takes seconds; turn it off for models that answer
+    in milliseconds (embeddings). Default: true.
+    """
+    cache_max_body_kb: NotRequired[int]
+    """Largest request body that is cached, in KiB (at most 40: nginx stores the key, which
+    holds the body, in a cache file header limited to 64 KiB). It is also the gateway's
+    in-memory body buffer. Larger requests skip the cache (BYPASS) and always reach the
+    model; nginx spools their bodies to temp_dir. Default: 32.
+    """
+    max_body_kb: NotRequired[int]
+    """Largest request body accepted at all, in KiB; larger ones get 413. Default: 1024."""
+    health_path: NotRequired[str]
+    """Path nginx answers with 200 itself (liveness of the gateway, not of the model); not rate
+    limited. Default: "/healthz".
+    """
+    status_path: NotRequired[str]
+    """Path of nginx stub_status (connection counters), answered only to loopback clients
+    (127.0.0.1, ::1); 403 for everyone else. Default: "/nginx_status".
+    """
+    worker_processes: NotRequired[Any]
+    """nginx worker processes; 'auto' is one per CPU. Default: "auto"."""
+    worker_connections: NotRequired[int]
+    """Connections per worker. Each proxied request uses up to four (client, internal hop both
+    ends, model server). Default: 4096.
+    """
+    worker_user: NotRequired[str]
+    """OS user (optionally 'user group') the workers run as when nginx starts as root; None
+    keeps nginx's build default (nobody). Ignored, with a warning, when nginx does not start
+    as root (e.g. as a Kubernetes sidecar).
+    """
+    run_dir: NotRequired[str]
+    """Directory of the pid file and the internal unix socket of the concurrency limiter. Must
+    exist; workers must be able to traverse it. Default: "/run/aistack-gateway".
+    """
+    temp_dir: NotRequired[str]
+    """Parent of nginx's temp directories (spooled bodies and responses). Must exist; nginx
+    creates the subdirectories. Default: "/var/lib/aistack-gateway/tmp".
+    """
+    cache_dir: NotRequired[str]
+    """Cache directory; nginx creates it if its parent exists. Holds prompts, answers and (with
+    cache_per_client) client keys: keep it on a memory-backed (tmpfs; Kubernetes emptyDir
+    medium Memory) or encrypted volume. Memory is also faster: every stored answer is a new
+    file, which on a VM's ext4 disk added 3 ms (one request at a time) to 7 ms (eight at
+    once) to each miss, against under 0.5 ms on tmpfs. Default:
+    "/var/cache/aistack-gateway".
+    """
+    log_dir: NotRequired[str]
+    """Directory of access.log (one JSON object per request; no bodies, no keys) and error.log.
+    None logs to stdout/stderr, for containers. Default: "/var/log/aistack-gateway".
+    """
+
+
+class AwsModelQualityAlarmAlarmWhen(enum.StrEnum):
+    BELOW = "below"
+    ABOVE = "above"
+
+
+class AwsModelQualityAlarmStatistic(enum.StrEnum):
+    AVERAGE = "Average"
+    MINIMUM = "Minimum"
+    MAXIMUM = "Maximum"
+    SUM = "Sum"
+    SAMPLE_COUNT = "SampleCount"
+
+
+class AwsModelQualityAlarmTreatMissingData(enum.StrEnum):
+    BREACHING = "breaching"
+    NOT_BREACHING = "notBreaching"
+    MISSING = "missing"
+    IGNORE = "ignore"
+
+
+class AwsModelQualityAlarm(TypedDict):
+    """The model-quality metric the serving code publishes, and when it alarms (G4)."""
+
+    threshold: float
+    """Alarm threshold of the metric. Required: only the team knows what a bad score is for its
+    model.
+    """
+    metric_name: NotRequired[str]
+    """Metric published in the tier's namespace aistack/<stack>/<name> with the dimension
+    ModelVersion=<version>. Default: "model_quality_score".
+    """
+    alarm_when: NotRequired[AwsModelQualityAlarmAlarmWhen]
+    """'below' for scores (accuracy, win rate), 'above' for drift or error measures. Default:
+    "below".
+    """
+    statistic: NotRequired[AwsModelQualityAlarmStatistic]
+    """How the period's values are combined. Default: "Average"."""
+    period_minutes: NotRequired[int]
+    """Length of one evaluation period (max a day). Default: 60."""
+    evaluation_periods: NotRequired[int]
+    """Periods in a row beyond the threshold before it alarms. Default: 3."""
+    treat_missing_data: NotRequired[AwsModelQualityAlarmTreatMissingData]
+    """A version taking traffic whose quality nobody publishes is not monitored, so by default
+    silence alarms too. Publish at least once per period. Default: "breaching".
+    """
+
+
+class AwsServingMachineImage(TypedDict):
+    """The nodes' AMI: pinned by id, or resolved from a public SSM parameter at deploy time."""
+
+    ami_id: NotRequired[str]
+    """Pinned image id (preferred, E1)."""
+    ssm_parameter: NotRequired[str]
+    """Parameter resolved on each `pulumi up` when amiId is unset; default: the Deep Learning
+    Base AMI (Ubuntu 22.04) with driver, docker and the NVIDIA container toolkit. Default: "
+    /aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-
+    id".
+    """
+    root_device_name: NotRequired[str]
+    """Root device of the AMI (/dev/sda1 on Ubuntu, /dev/xvda on Amazon Linux). Default:
+    "/dev/sda1".
+    """
+
+
+class AwsInferenceTierArgs(TypedDict):
+    """The inputs of AwsInferenceTier: its configuration, validated into
+    aistack.aws._inference_args.InferenceTierArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the tier: the network's and the models bucket's, inside
+    governance.allowed_regions (C4).
+    """
+    model_name: str
+    """The model's prefix in the models bucket; also the name the runtime serves it under."""
+    versions: list[AwsModelVersion]
+    """Every deployable version with its traffic weight (S6, S7); at most 5, weights summing to
+    100.
+    """
+    image: str
+    """Model server image by digest (E1, S2): repo@sha256:<64 hex>. With the network's default
+    egress (no internet), it must come from ECR; grant the inference role pull access
+    (ContainerRegistry.grant_pull).
+    """
+    runtime: NotRequired[AwsInferenceTierRuntime]
+    """The optimised runtime in the image (S2): how it is started and which health path it
+    answers. vLLM (default) serves an OpenAI-compatible API. Default: "vllm".
+    """
+    runtime_args: NotRequired[list[str]]
+    """Extra arguments for the runtime, after the ones aistack sets (model path, port, tensor
+    parallelism), e.g. ['--max-model-len', '8192']. Default: [].
+    """
+    instance_type: str
+    """GPU instance type from the aistack catalog, offered in the region and in the network's
+    inference zones (C2). Required.
+    """
+    max_nodes: int
+    """Most nodes per version: the cost cap (S3). Required, no default."""
+    min_nodes: NotRequired[int]
+    """Nodes kept per version taking traffic; default 1 (request-count scaling cannot start
+    from zero). Default: 1.
+    """
+    target_requests_per_node_per_minute: NotRequired[int]
+    """Target tracking goal: requests a node takes per minute before the group adds one (S3).
+    Default 60; measure your model and set it. Default: 60.
+    """
+    request_logging: AwsInferenceTierRequestLogging
+    """What the gateway logs per request (G2), required with no default: 'none'; 'metadata'
+    (time, client address, path, status, latencies, cache status: no bodies, no keys);
+    'full' (metadata plus the request body, i.e. prompts; needs logDataClassification and
+    logRetentionDays). Answers are never logged.
+    """
+    log_data_classification: NotRequired[AwsInferenceTierLogDataClassification]
+    """Highest classification of what the logs hold; required with requestLogging 'full' (G2)."""
+    log_retention_days: NotRequired[int]
+    """Days the tier's logs are kept; required with requestLogging 'full'. Default 30
+    otherwise. A CloudWatch retention value.
+    """
+    fallback: NotRequired[AwsInferenceTierFallback]
+    """What a node answers while its model server is down (G5): 'error' (default) is a JSON 503
+    with Retry-After, while the node is replaced. 'previous_version' is refused on AWS; see
+    docs/components/inference-tier.md. Default: "error".
+    """
+    gateway: NotRequired[GatewayConfig]
+    """The nginx gateway on every node (rate limit, concurrency cap, cache); its listen port is
+    the network's gateway port, and the tier sets its fallback. Default: its own defaults.
+    """
+    gateway_image: NotRequired[str]
+    """nginx image by digest to run the gateway from (e.g. mirrored to ECR). Required unless
+    machineImage.amiId pins an image that already has nginx: private nodes cannot reach a
+    package mirror to install it, and a node that cannot start its gateway is replaced
+    forever.
+    """
+    public: NotRequired[bool]
+    """Internet-facing load balancer; needs a network with public_endpoint. Off: internal,
+    reachable from the VPC and what is peered to it. Default: false.
+    """
+    certificate_arn: NotRequired[str]
+    """ACM certificate for HTTPS on 443 (TLS 1.3/1.2 policy); HTTP then only redirects. Without
+    one the load balancer speaks plain HTTP on 80.
+    """
+    allow_plaintext_http: NotRequired[bool]
+    """Allow a public load balancer without a certificate. Off: prompts and answers never cross
+    the internet unencrypted. Default: false.
+    """
+    waf_rate_limit: NotRequired[int]
+    """Requests one client IP may send in 5 minutes before WAF blocks it with 429 (S3). Default
+    2000 (about 7 per second): far above one user, far below a flood. Default: 2000.
+    """
+    waf_count_only_rules: NotRequired[list[str]]
+    """Rules of AWSManagedRulesCommonRuleSet that only count instead of block. Default:
+    SizeRestrictions_BODY, which blocks every body over 8 KB, i.e. every long prompt. Add
+    e.g. CrossSiteScripting_BODY if prompts carry code. Default: ["SizeRestrictions_BODY"].
+    """
+    waf_log_all_requests: NotRequired[bool]
+    """Log every request WAF sees. Off: only blocked and counted ones (cost, and fewer copies
+    of request metadata). Default: false.
+    """
+    waf_log_retention_days: NotRequired[int]
+    """Days WAF logs are kept. Default: 90."""
+    latency_slo_ms: int
+    """p99 latency objective; the latency alarm fires above it (S5). Required: generation
+    latency depends on the model and output length.
+    """
+    error_rate_percent: NotRequired[float]
+    """5xx share of requests that alarms (S5). Default 1%. Default: 1.0."""
+    quality: AwsModelQualityAlarm
+    """The model-quality alarm (G4); required, with its threshold."""
+    alarm_topic_arn: NotRequired[pulumi.Input[str]]
+    """SNS topic for alarm and recovery notifications."""
+    machine_image: NotRequired[AwsServingMachineImage]
+    """The nodes' AMI; default: the Deep Learning Base AMI, resolved at deploy time. Default:
+    its own defaults.
+    """
+    root_volume_gb: NotRequired[int]
+    """Encrypted gp3 root volume: images are large, and without NVMe the model is copied here
+    too. Default: 200.
+    """
+    boot_timeout_minutes: NotRequired[int]
+    """How long a new node may take to copy the model, pull the images and answer; past it the
+    group replaces the node. At most 120 (lifecycle hook limit). Default: 45.
+    """
+    allow_destroy_logs: NotRequired[bool]
+    """Let `pulumi destroy` delete the log groups and their keys. Default: false."""
+    vpc_id: pulumi.Input[str]
+    """The network's vpcId."""
+    subnet_ids: pulumi.Input[list[str]]
+    """The network's inferenceSubnetIds: where the nodes run."""
+    security_group_id: pulumi.Input[str]
+    """The network's inferenceSecurityGroupId."""
+    alb_subnet_ids: pulumi.Input[list[str]]
+    """The network's albSubnetIds (public ones for a public tier: the network's
+    publicEndpoint).
+    """
+    alb_security_group_id: pulumi.Input[str]
+    """The network's albSecurityGroupId."""
+    vpc_cidr_block: str
+    """The network's cidrBlock (plain: it is written into the gateway's configuration): the
+    only sources whose X-Forwarded-For the gateway trusts. Only the load balancer reaches
+    the nodes.
+    """
+    instance_role_arn: pulumi.Input[str]
+    """The role the nodes run as (AwsWorkloadIdentity roleArns["inference"])."""
+    instance_profile_arn: pulumi.Input[str]
+    """Its instance profile (AwsWorkloadIdentity instanceProfileArns["inference"])."""
+    models_bucket_name: pulumi.Input[str]
+    """The models bucket (an AwsDatasetBucket of kind models in the tier's region): its
+    bucketName. Nodes read <modelName>/ only.
+    """
+    models_bucket_arn: pulumi.Input[str]
+    """The models bucket's bucketArn."""
+    models_kms_key_arn: pulumi.Input[str]
+    """The models bucket's kmsKeyArn."""

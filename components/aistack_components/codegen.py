@@ -47,10 +47,12 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "AwsNetwork": ("aistack.aws.network", "NetworkArgs"),
     "AwsTrainingPool": ("aistack.aws.training_pool", "TrainingPoolArgs"),
     "AwsNotebook": ("aistack.aws.notebook", "NotebookArgs"),
+    "AwsInferenceTier": ("aistack.aws.inference_tier", "InferenceTierArgs"),
 }
 
 #: Per token, the inputs that wire it to other components by id or ARN (component objects
-#: cannot cross languages): (name, type, required, description). Always `pulumi.Input`.
+#: cannot cross languages): (name, type, required, description). `pulumi.Input` unless the
+#: type says `plain:` (a value the component needs while it builds, not an Output).
 WIRING: dict[str, list[tuple[str, str, bool, str]]] = {
     "AwsDatasetBucket": [
         (
@@ -117,6 +119,48 @@ WIRING: dict[str, list[tuple[str, str, bool, str]]] = {
         ),
         ("checkpoints_bucket_arn", "str", True, "The checkpoint bucket's bucketArn."),
         ("checkpoints_kms_key_arn", "str", True, "The checkpoint bucket's kmsKeyArn."),
+    ],
+    "AwsInferenceTier": [
+        ("vpc_id", "str", True, "The network's vpcId."),
+        ("subnet_ids", "list[str]", True, "The network's inferenceSubnetIds: where the nodes run."),
+        ("security_group_id", "str", True, "The network's inferenceSecurityGroupId."),
+        (
+            "alb_subnet_ids",
+            "list[str]",
+            True,
+            "The network's albSubnetIds (public ones for a "
+            "public tier: the network's publicEndpoint).",
+        ),
+        ("alb_security_group_id", "str", True, "The network's albSecurityGroupId."),
+        (
+            "vpc_cidr_block",
+            "plain:str",
+            True,
+            "The network's cidrBlock (plain: it is written into the gateway's configuration): "
+            "the only sources whose X-Forwarded-For the gateway trusts. Only the load balancer "
+            "reaches the nodes.",
+        ),
+        (
+            "instance_role_arn",
+            "str",
+            True,
+            'The role the nodes run as (AwsWorkloadIdentity roleArns["inference"]).',
+        ),
+        (
+            "instance_profile_arn",
+            "str",
+            True,
+            'Its instance profile (AwsWorkloadIdentity instanceProfileArns["inference"]).',
+        ),
+        (
+            "models_bucket_name",
+            "str",
+            True,
+            "The models bucket (an AwsDatasetBucket of kind "
+            "models in the tier's region): its bucketName. Nodes read <modelName>/ only.",
+        ),
+        ("models_bucket_arn", "str", True, "The models bucket's bucketArn."),
+        ("models_kms_key_arn", "str", True, "The models bucket's kmsKeyArn."),
     ],
 }
 
@@ -259,7 +303,11 @@ class _Renderer:
             fields.append(f"    {field_name}: {text}")
             fields.append(_docstring(" ".join(p for p in (description, default) if p), "    "))
         for field_name, kind, required, description in WIRING.get(token or "", []):
-            text = f"pulumi.Input[{kind}]"
+            text = (
+                kind.removeprefix("plain:")
+                if kind.startswith("plain:")
+                else f"pulumi.Input[{kind}]"
+            )
             fields.append(f"    {field_name}: {text if required else f'NotRequired[{text}]'}")
             fields.append(_docstring(description, "    "))
         self.blocks.append(f"class {name}(TypedDict):\n" + "\n".join(body + [""] + fields))

@@ -19,15 +19,32 @@ __all__ = ["BucketRef", "IdentityArns", "NetworkIds"]
 
 
 class NetworkIds:
-    """A network known by its subnet and security group ids per tier."""
+    """A network known by its subnet and security group ids per tier (and, for a load
+    balancer, its VPC, its ALB subnets and security group and its address range). Its
+    planned zones are not known here: `zones()` is empty, so the checks that compare them
+    with an instance type's offers are skipped."""
 
     def __init__(
         self,
         subnet_ids: dict[str, pulumi.Input[list[str]]],
         security_group_ids: dict[str, pulumi.Input[str]],
+        *,
+        vpc_id: pulumi.Input[str] | None = None,
+        alb_subnet_ids: pulumi.Input[list[str]] | None = None,
+        alb_security_group_id: pulumi.Input[str] | None = None,
+        alb_internal: bool = True,
+        cidr_block: str | None = None,
     ) -> None:
         self._subnet_ids = subnet_ids
         self._security_group_ids = security_group_ids
+        self.vpc_id = vpc_id
+        self.alb_subnet_ids = alb_subnet_ids
+        self.alb_security_group_id = alb_security_group_id
+        self.alb_internal = alb_internal
+        self.cidr_block = cidr_block
+
+    def zones(self, tier: str) -> list[str]:
+        return []
 
     def subnet_ids(self, tier: str) -> pulumi.Input[list[str]]:
         return self._subnet_ids[tier]
