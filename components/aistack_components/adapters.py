@@ -124,6 +124,28 @@ class _Adapter(pulumi.ComponentResource):
         return cls._component(name, args, opts)  # type: ignore[call-arg]
 
 
+def _wiring(token: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The wiring inputs taken out of `args` (what stays is the component's configuration)."""
+    return {key: args.pop(to_camel(key), None) for key, *_ in WIRING[token]}
+
+
+def _owning(
+    component: type[Any],
+    buckets: list[BucketRef],
+    name: str,
+    args: dict[str, Any],
+    opts: pulumi.ResourceOptions | None,
+    **wired: Any,
+) -> pulumi.ComponentResource:
+    """`component` built in two steps, so that the grants `buckets` make while it builds its
+    children are its children too."""
+    instance = component.__new__(component)
+    for bucket in buckets:
+        bucket.owner = instance
+    instance.__init__(name, args, opts, **wired)
+    return instance  # type: ignore[no-any-return]
+
+
 # ---- data -----------------------------------------------------------------------------------
 
 
@@ -283,7 +305,7 @@ class AwsTrainingPool(_Adapter, args=AwsTrainingPoolArgs, component=TrainingPool
     def _build(
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
-        wiring = {key: args.pop(to_camel(key), None) for key, *_ in WIRING["AwsTrainingPool"]}
+        wiring = _wiring("AwsTrainingPool", args)
         batch = args.get("scheduler", "batch") == "batch"
         problems = Problems()
         if not args.get("datasetVersion"):
@@ -320,22 +342,20 @@ class AwsTrainingPool(_Adapter, args=AwsTrainingPoolArgs, component=TrainingPool
             )
             for label in ("dataset", "checkpoints")
         ]
+        # An Output (e.g. budget.alertTopicArn): the keyword argument, not the config field.
         alarm_topic_arn = args.pop("alarmTopicArn", None)
-        # Two steps so the buckets' grants can be made children of the pool.
-        pool = TrainingPool.__new__(TrainingPool)
-        for bucket in buckets:
-            bucket.owner = pool
-        pool.__init__(  # type: ignore[misc]
+        return _owning(
+            TrainingPool,
+            buckets,
             name,
             args,
             opts,
             network=network,
             identity=identity,
-            dataset=buckets[0],  # type: ignore[arg-type]
-            checkpoints=buckets[1],  # type: ignore[arg-type]
+            dataset=buckets[0],
+            checkpoints=buckets[1],
             alarm_topic_arn=alarm_topic_arn,
         )
-        return pool
 
 
 class AwsNotebook(_Adapter, args=AwsNotebookArgs, component=Notebook):
@@ -371,7 +391,7 @@ class AwsInferenceTier(_Adapter, args=AwsInferenceTierArgs, component=InferenceT
     def _build(
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
-        wiring = {key: args.pop(to_camel(key), None) for key, *_ in WIRING["AwsInferenceTier"]}
+        wiring = _wiring("AwsInferenceTier", args)
         network = NetworkIds(
             {"inference": wiring["subnet_ids"]},
             {"inference": wiring["security_group_id"]},
@@ -394,19 +414,17 @@ class AwsInferenceTier(_Adapter, args=AwsInferenceTierArgs, component=InferenceT
             kms_key_arn=wiring["models_kms_key_arn"],
         )
         alarm_topic_arn = args.pop("alarmTopicArn", None)
-        # Two steps so the models grant can be made a child of the tier.
-        tier = InferenceTier.__new__(InferenceTier)
-        models.owner = tier
-        tier.__init__(  # type: ignore[misc]
+        return _owning(
+            InferenceTier,
+            [models],
             name,
             args,
             opts,
             network=network,
             identity=identity,
-            models=models,  # type: ignore[arg-type]
+            models=models,
             alarm_topic_arn=alarm_topic_arn,
         )
-        return tier
 
 
 COMPONENTS: list[type[pulumi.ComponentResource]] = [

@@ -633,9 +633,9 @@ class AwsTrainingPoolArgs(TypedDict):
     alarm_topic_arn: NotRequired[pulumi.Input[str]]
     """SNS topic for the pool's alarms."""
     subnet_ids: pulumi.Input[list[str]]
-    """The network's training subnets (AwsNetwork trainingSubnetIds)."""
+    """The network's trainingSubnetIds: where nodes run."""
     security_group_id: pulumi.Input[str]
-    """The training nodes' security group (AwsNetwork trainingSecurityGroupId)."""
+    """The network's trainingSecurityGroupId: the nodes' security group."""
     instance_role_arn: pulumi.Input[str]
     """The role the nodes run as (AwsWorkloadIdentity roleArns["training"])."""
     instance_profile_arn: pulumi.Input[str]
@@ -645,21 +645,21 @@ class AwsTrainingPoolArgs(TypedDict):
     the batch scheduler.
     """
     dataset_bucket_name: pulumi.Input[str]
-    """The dataset bucket (an AwsDatasetBucket of kind dataset in the pool's region): its
-    bucketName.
+    """The dataset bucket's bucketName (an AwsDatasetBucket of kind dataset in the same
+    region). Nodes and jobs read datasetPrefix from it.
     """
     dataset_bucket_arn: pulumi.Input[str]
     """The dataset bucket's bucketArn."""
     dataset_kms_key_arn: pulumi.Input[str]
-    """The dataset bucket's kmsKeyArn: the pool's roles may decrypt with it, through S3 only."""
+    """The dataset bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""
     checkpoints_bucket_name: pulumi.Input[str]
-    """The checkpoint bucket (an AwsDatasetBucket of kind checkpoints in the pool's region):
-    its bucketName.
+    """The checkpoints bucket's bucketName (an AwsDatasetBucket of kind checkpoints in the same
+    region). Nodes and jobs write checkpointPrefix to it.
     """
     checkpoints_bucket_arn: pulumi.Input[str]
-    """The checkpoint bucket's bucketArn."""
+    """The checkpoints bucket's bucketArn."""
     checkpoints_kms_key_arn: pulumi.Input[str]
-    """The checkpoint bucket's kmsKeyArn."""
+    """The checkpoints bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""
 
 
 class AwsNotebookArgs(TypedDict):
@@ -1137,13 +1137,11 @@ class AwsInferenceTierArgs(TypedDict):
     vpc_id: pulumi.Input[str]
     """The network's vpcId."""
     subnet_ids: pulumi.Input[list[str]]
-    """The network's inferenceSubnetIds: where the nodes run."""
+    """The network's inferenceSubnetIds: where nodes run."""
     security_group_id: pulumi.Input[str]
-    """The network's inferenceSecurityGroupId."""
+    """The network's inferenceSecurityGroupId: the nodes' security group."""
     alb_subnet_ids: pulumi.Input[list[str]]
-    """The network's albSubnetIds (public ones for a public tier: the network's
-    publicEndpoint).
-    """
+    """The network's albSubnetIds (public ones when the network has publicEndpoint)."""
     alb_security_group_id: pulumi.Input[str]
     """The network's albSecurityGroupId."""
     vpc_cidr_block: str
@@ -1156,10 +1154,10 @@ class AwsInferenceTierArgs(TypedDict):
     instance_profile_arn: pulumi.Input[str]
     """Its instance profile (AwsWorkloadIdentity instanceProfileArns["inference"])."""
     models_bucket_name: pulumi.Input[str]
-    """The models bucket (an AwsDatasetBucket of kind models in the tier's region): its
-    bucketName. Nodes read <modelName>/ only.
+    """The models bucket's bucketName (an AwsDatasetBucket of kind models in the same region).
+    Nodes read <modelName>/ from it, nothing else.
     """
     models_bucket_arn: pulumi.Input[str]
     """The models bucket's bucketArn."""
     models_kms_key_arn: pulumi.Input[str]
-    """The models bucket's kmsKeyArn."""
+    """The models bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""

@@ -50,10 +50,61 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "AwsInferenceTier": ("aistack.aws.inference_tier", "InferenceTierArgs"),
 }
 
+Wiring = tuple[str, str, bool, str]
+
+
+def _identity(workload: str) -> list[Wiring]:
+    return [
+        (
+            "instance_role_arn",
+            "str",
+            True,
+            f'The role the nodes run as (AwsWorkloadIdentity roleArns["{workload}"]).',
+        ),
+        (
+            "instance_profile_arn",
+            "str",
+            True,
+            f'Its instance profile (AwsWorkloadIdentity instanceProfileArns["{workload}"]).',
+        ),
+    ]
+
+
+def _bucket(label: str, kind: str, use: str) -> list[Wiring]:
+    return [
+        (
+            f"{label}_bucket_name",
+            "str",
+            True,
+            f"The {label} bucket's bucketName (an AwsDatasetBucket of kind {kind} in the same "
+            f"region). {use}",
+        ),
+        (f"{label}_bucket_arn", "str", True, f"The {label} bucket's bucketArn."),
+        (
+            f"{label}_kms_key_arn",
+            "str",
+            True,
+            f"The {label} bucket's kmsKeyArn: its readers decrypt with it, through S3 only.",
+        ),
+    ]
+
+
+def _tier(tier: str) -> list[Wiring]:
+    return [
+        ("subnet_ids", "list[str]", True, f"The network's {tier}SubnetIds: where nodes run."),
+        (
+            "security_group_id",
+            "str",
+            True,
+            f"The network's {tier}SecurityGroupId: the nodes' security group.",
+        ),
+    ]
+
+
 #: Per token, the inputs that wire it to other components by id or ARN (component objects
 #: cannot cross languages): (name, type, required, description). `pulumi.Input` unless the
 #: type says `plain:` (a value the component needs while it builds, not an Output).
-WIRING: dict[str, list[tuple[str, str, bool, str]]] = {
+WIRING: dict[str, list[Wiring]] = {
     "AwsDatasetBucket": [
         (
             "access_logs_bucket_name",
@@ -64,30 +115,8 @@ WIRING: dict[str, list[tuple[str, str, bool, str]]] = {
         ),
     ],
     "AwsTrainingPool": [
-        (
-            "subnet_ids",
-            "list[str]",
-            True,
-            "The network's training subnets (AwsNetwork trainingSubnetIds).",
-        ),
-        (
-            "security_group_id",
-            "str",
-            True,
-            "The training nodes' security group (AwsNetwork trainingSecurityGroupId).",
-        ),
-        (
-            "instance_role_arn",
-            "str",
-            True,
-            'The role the nodes run as (AwsWorkloadIdentity roleArns["training"]).',
-        ),
-        (
-            "instance_profile_arn",
-            "str",
-            True,
-            'Its instance profile (AwsWorkloadIdentity instanceProfileArns["training"]).',
-        ),
+        *_tier("training"),
+        *_identity("training"),
         (
             "job_role_arn",
             "str",
@@ -95,41 +124,17 @@ WIRING: dict[str, list[tuple[str, str, bool, str]]] = {
             "The role Batch jobs run as (AwsWorkloadIdentity "
             'roleArns["training-job"]); required for the batch scheduler.',
         ),
-        (
-            "dataset_bucket_name",
-            "str",
-            True,
-            "The dataset bucket (an AwsDatasetBucket of kind "
-            "dataset in the pool's region): its bucketName.",
-        ),
-        ("dataset_bucket_arn", "str", True, "The dataset bucket's bucketArn."),
-        (
-            "dataset_kms_key_arn",
-            "str",
-            True,
-            "The dataset bucket's kmsKeyArn: the pool's roles "
-            "may decrypt with it, through S3 only.",
-        ),
-        (
-            "checkpoints_bucket_name",
-            "str",
-            True,
-            "The checkpoint bucket (an AwsDatasetBucket of "
-            "kind checkpoints in the pool's region): its bucketName.",
-        ),
-        ("checkpoints_bucket_arn", "str", True, "The checkpoint bucket's bucketArn."),
-        ("checkpoints_kms_key_arn", "str", True, "The checkpoint bucket's kmsKeyArn."),
+        *_bucket("dataset", "dataset", "Nodes and jobs read datasetPrefix from it."),
+        *_bucket("checkpoints", "checkpoints", "Nodes and jobs write checkpointPrefix to it."),
     ],
     "AwsInferenceTier": [
         ("vpc_id", "str", True, "The network's vpcId."),
-        ("subnet_ids", "list[str]", True, "The network's inferenceSubnetIds: where the nodes run."),
-        ("security_group_id", "str", True, "The network's inferenceSecurityGroupId."),
+        *_tier("inference"),
         (
             "alb_subnet_ids",
             "list[str]",
             True,
-            "The network's albSubnetIds (public ones for a "
-            "public tier: the network's publicEndpoint).",
+            "The network's albSubnetIds (public ones when the network has publicEndpoint).",
         ),
         ("alb_security_group_id", "str", True, "The network's albSecurityGroupId."),
         (
@@ -140,27 +145,8 @@ WIRING: dict[str, list[tuple[str, str, bool, str]]] = {
             "the only sources whose X-Forwarded-For the gateway trusts. Only the load balancer "
             "reaches the nodes.",
         ),
-        (
-            "instance_role_arn",
-            "str",
-            True,
-            'The role the nodes run as (AwsWorkloadIdentity roleArns["inference"]).',
-        ),
-        (
-            "instance_profile_arn",
-            "str",
-            True,
-            'Its instance profile (AwsWorkloadIdentity instanceProfileArns["inference"]).',
-        ),
-        (
-            "models_bucket_name",
-            "str",
-            True,
-            "The models bucket (an AwsDatasetBucket of kind "
-            "models in the tier's region): its bucketName. Nodes read <modelName>/ only.",
-        ),
-        ("models_bucket_arn", "str", True, "The models bucket's bucketArn."),
-        ("models_kms_key_arn", "str", True, "The models bucket's kmsKeyArn."),
+        *_identity("inference"),
+        *_bucket("models", "models", "Nodes read <modelName>/ from it, nothing else."),
     ],
 }
 

@@ -13,26 +13,11 @@ from aistack.aws._inference_node import unpack_user_data
 from aistack.aws.network import NetworkArgs
 from aistack.errors import ConfigError
 from tests.aws.conftest import GOVERNANCE
+from tests.aws.test_inference_tier import tier_args
 from tests.components.test_construct import CONFIG, _floats
 from tests.components.test_training_pool import _construct, _key
 
-IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm@sha256:" + "ab" * 32
-TIER = {
-    "governance": GOVERNANCE,
-    "region": "us-east-1",
-    "modelName": "chat",
-    "image": IMAGE,
-    "instanceType": "g5.xlarge",
-    "maxNodes": 4,
-    "requestLogging": "metadata",
-    "latencySloMs": 8000,
-    "quality": {"threshold": 0.8},
-    "machineImage": {"amiId": "ami-0123456789abcdef0"},
-    "versions": [
-        {"version": "1.4.0", "weight": 100, "minNodes": 2, "approvedBy": "ml-lead@example.com"},
-        {"version": "1.3.2", "weight": 0, "standby": "warm"},
-    ],
-}
+TIER = tier_args()
 NETWORK = {
     "governance": GOVERNANCE,
     "region": "us-east-1",

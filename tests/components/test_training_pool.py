@@ -184,3 +184,42 @@ def test_fractional_max_nodes_is_the_python_callers_config_error(provider):
         _from_python(maxNodes=4.5)
     assert str(caught.value.inner) == str(python.value)
     assert str(python.value).startswith("Invalid configuration: train.maxNodes:")
+
+
+_BUCKET_OUTPUTS = ("BucketName", "BucketArn", "KmsKeyArn")
+
+
+def test_alarm_topic_wires_as_an_output(provider):
+    """`alarmTopicArn: budget.alertTopicArn` in TypeScript: an Output, taken as the
+    component's keyword argument (the config field of the same name takes literals only)."""
+
+    def program():
+        budget = _construct(
+            provider,
+            "budget",
+            "AwsBudgetGuard",
+            {
+                "governance": GOVERNANCE,
+                "region": "us-east-1",
+                "monthlyLimitUsd": 500,
+                "alertEmails": ["ml-team@example.com"],
+            },
+        )
+        pieces = [_construct(provider, n, f"Aws{c}", a) for n, c, a in _PIECES]
+        network, identity, data, ckpt = pieces
+        inputs = {
+            **_floats(POOL),
+            "alarmTopicArn": budget["alertTopicArn"],
+            "subnetIds": network["trainingSubnetIds"],
+            "securityGroupId": network["trainingSecurityGroupId"],
+            "instanceRoleArn": _key(identity["roleArns"], "training"),
+            "instanceProfileArn": _key(identity["instanceProfileArns"], "training"),
+            "jobRoleArn": _key(identity["roleArns"], "training-job"),
+            **{f"dataset{k}": data[k[0].lower() + k[1:]] for k in _BUCKET_OUTPUTS},
+            **{f"checkpoints{k}": ckpt[k[0].lower() + k[1:]] for k in _BUCKET_OUTPUTS},
+        }
+        provider.construct("train", "aistack:index:AwsTrainingPool", inputs, None)
+
+    graph = engine.run(program, config=CONFIG)
+    alarm = graph.named("train-gpu-starvation")
+    assert alarm.inputs["alarmActions"] == [graph.named("budget-alerts").outputs["arn"]]
