@@ -21,6 +21,8 @@ POOL = {
     "image": DIGEST,
     "maxRuntimeMinutes": 720,
     "datasetVersion": DATASET["version"],
+    # The caller's own keys: kept as written, not camelCased like the schema's fields.
+    "job": {"gpus": 4, "environment": {"HF_HOME": "/cache/hf", "NCCL_DEBUG": "WARN"}},
 }
 
 
