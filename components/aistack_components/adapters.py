@@ -2,10 +2,11 @@
 
 One class per component, named as its token's name (`aistack:index:AwsDatasetBucket` is
 `AwsDatasetBucket`), as `ComponentProvider` requires. The class only describes: its `args`
-annotation (the generated `args.py` TypedDicts plus the wiring below) is what the analyzer
-turns into inputs, its `pulumi.Output[...]` annotations become outputs. Calling it builds
-the aistack component itself (`_Adapter.__new__`), so a program in TypeScript registers
-exactly the resources, names and URNs a Python program does, with no wrapper level.
+annotation (a TypedDict of args.py, generated from the pydantic Args and codegen.WIRING) is
+what the analyzer turns into inputs, its `pulumi.Output[...]` annotations become outputs.
+Calling it builds the aistack component itself (`_Adapter.__new__`), so a program in
+TypeScript registers exactly the resources, names and URNs a Python program does, with no
+wrapper level.
 
 What arrives (pulumi 3.272, `ComponentProvider.map_input_properties`): snake_case keys,
 nested objects as dicts, enum members, whole numbers as floats (`4.0`; `4.5` is not
