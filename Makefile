@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env scan-env nginx preview test lint format typecheck bench check cost scan clean
+.PHONY: env scan-env nginx preview test lint format typecheck bench check cost scan clean schema
 
 env: .venv/.aistack-synced
 
@@ -36,6 +36,11 @@ cost: env
 scan: scan-env
 	$(RUN) aistack scan .
 	$(RUN) aistack scan stacks/minimal-training
+
+# The component package's generated TypedDicts and its schema, from the pydantic Args
+# (components/aistack_components/codegen.py); tests/components/ fails when they are stale.
+schema: env
+	cd components && PYTHONPATH=. $(abspath .venv/bin/python) -m aistack_components.codegen
 
 lint: env
 	$(RUN) ruff check .

@@ -1,0 +1,441 @@
+"""aistack's AWS components as Pulumi sees them from other languages.
+
+One class per component, named as its token's name (`aistack:index:AwsDatasetBucket` is
+`AwsDatasetBucket`), as `ComponentProvider` requires. The class only describes: its `args`
+annotation (a TypedDict of args.py, generated from the pydantic Args and codegen.WIRING) is
+what the analyzer turns into inputs, its `pulumi.Output[...]` annotations become outputs.
+Calling it builds the aistack component itself (`_Adapter.__new__`), so a program in
+TypeScript registers exactly the resources, names and URNs a Python program does, with no
+wrapper level.
+
+What arrives (pulumi 3.272, `ComponentProvider.map_input_properties`): snake_case keys,
+nested objects as dicts, enum members, whole numbers as floats (`4.0`; `4.5` is not
+refused there) and Outputs on wired inputs. `_as_written` turns keys back into camelCase
+and members into their values; the aistack Args take `4.0` as 4, refuse `4.5`, and raise
+the ConfigError a Python caller gets. Wiring between components is by ids and ARNs
+(`wiring.py`): component objects cannot cross languages.
+"""
+
+import enum
+import importlib.metadata
+import inspect
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+from pydantic.alias_generators import to_camel
+
+from aistack.aws.budget_guard import BudgetGuard
+from aistack.aws.container_registry import ContainerRegistry
+from aistack.aws.dataset_bucket import DatasetBucket
+from aistack.aws.gpu_quota import GpuQuota
+from aistack.aws.inference_tier import InferenceTier
+from aistack.aws.network import Network
+from aistack.aws.notebook import Notebook
+from aistack.aws.training_pool import TrainingPool
+from aistack.aws.workload_identity import WorkloadIdentity
+from aistack.errors import Problems
+from aistack_components.args import (
+    AwsBudgetGuardArgs,
+    AwsContainerRegistryArgs,
+    AwsDatasetBucketArgs,
+    AwsGpuQuotaArgs,
+    AwsInferenceTierArgs,
+    AwsNetworkArgs,
+    AwsNotebookArgs,
+    AwsTrainingPoolArgs,
+    AwsWorkloadIdentityArgs,
+)
+from aistack_components.codegen import WIRING
+from aistack_components.wiring import BucketRef, IdentityArns, NetworkIds
+
+__all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
+
+PACKAGE = "aistack"
+VERSION = importlib.metadata.version("aistack")
+
+
+def _as_written(value: Any, shape: Any) -> Any:
+    """Inputs as the program wrote them: the schema's camelCase keys (so a ConfigError names
+    `maxNodes`, not `max_nodes`) and enum members as their values. Keys are renamed only
+    where `shape` is one of our TypedDicts: a `dict[str, str]` holds the caller's own keys."""
+    if typing.get_origin(shape) in (typing.NotRequired, typing.Required):
+        shape = typing.get_args(shape)[0]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        if typing.is_typeddict(shape):
+            # Not get_type_hints: pulumi.Input holds a forward reference to Output[T].
+            fields = {
+                k: v for c in reversed(shape.__mro__) for k, v in inspect.get_annotations(c).items()
+            }
+            return {
+                to_camel(key): _as_written(item, fields.get(key)) for key, item in value.items()
+            }
+        values = typing.get_args(shape)[1] if typing.get_origin(shape) is dict else None
+        return {key: _as_written(item, values) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        items = typing.get_args(shape)[0] if typing.get_origin(shape) is list else None
+        return [_as_written(item, items) for item in value]
+    return value
+
+
+def _signature(args_type: type) -> Any:
+    """An `__init__` whose `args` is annotated `args_type`: what the analyzer reads."""
+
+    def __init__(
+        self: pulumi.ComponentResource,
+        name: str,
+        args: Any,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """Never runs: calling the class returns the aistack component (`_Adapter`)."""
+
+    __init__.__annotations__ = {**__init__.__annotations__, "args": args_type}
+    return __init__
+
+
+class _Adapter(pulumi.ComponentResource):
+    """`class AwsX(_Adapter, args=AwsXArgs, component=X)`: the analyzer reads `AwsXArgs` as
+    the inputs and the class's `pulumi.Output` annotations as the outputs; calling the class
+    returns the aistack component `_build` makes (by default `component(name, args, opts)`),
+    so there is no wrapper level between the program and the component. (Attributes here
+    are `_`-prefixed: the analyzer takes every other annotation for an output.)"""
+
+    _component: type[pulumi.ComponentResource]
+
+    def __init_subclass__(
+        cls, *, args: type, component: type[pulumi.ComponentResource], **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__init__ = _signature(args)  # type: ignore[method-assign]
+        cls._component = component
+
+    def __new__(  # type: ignore[misc]
+        cls, name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
+    ) -> pulumi.ComponentResource:
+        shape = inspect.get_annotations(cls.__init__)["args"]
+        return cls._build(name, _as_written(dict(args), shape), opts)
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        return cls._component(name, args, opts)  # type: ignore[call-arg]
+
+
+def _wiring(token: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The wiring inputs taken out of `args` (what stays is the component's configuration)."""
+    return {key: args.pop(to_camel(key), None) for key, *_ in WIRING[token]}
+
+
+def _owning(
+    component: type[Any],
+    buckets: list[BucketRef],
+    name: str,
+    args: dict[str, Any],
+    opts: pulumi.ResourceOptions | None,
+    **wired: Any,
+) -> pulumi.ComponentResource:
+    """`component` built in two steps, so that the grants `buckets` make while it builds its
+    children are its children too."""
+    instance = component.__new__(component)
+    for bucket in buckets:
+        bucket.owner = instance
+    instance.__init__(name, args, opts, **wired)
+    return instance  # type: ignore[no-any-return]
+
+
+# ---- data -----------------------------------------------------------------------------------
+
+
+class AwsDatasetBucket(_Adapter, args=AwsDatasetBucketArgs, component=DatasetBucket):
+    """A versioned, encrypted, TLS-only, private S3 bucket with lifecycle rules (D1, D2,
+    D4-D6, C4). Kept on `pulumi destroy` unless allowDestroyWithData."""
+
+    bucket_name: pulumi.Output[str]
+    """The bucket's name."""
+    bucket_arn: pulumi.Output[str]
+    """The bucket's ARN."""
+    kms_key_arn: pulumi.Output[str] | None
+    """The key objects are encrypted with (none for logs buckets: S3-managed keys)."""
+    uri: pulumi.Output[str]
+    """s3://<bucket>/"""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        logs_bucket = args.pop("accessLogsBucketName", None)
+        access_logs = None
+        if logs_bucket is not None:
+            access_logs = BucketRef(
+                "access-logs",
+                kind="logs",
+                region=str(args.get("region")),
+                bucket_name=logs_bucket,
+                bucket_arn=pulumi.Output.concat("arn:aws:s3:::", logs_bucket),
+                kms_key_arn=None,
+            )
+        return DatasetBucket(name, args, opts, access_logs=access_logs)  # type: ignore[arg-type]
+
+
+# ---- identity, budgets, quotas, images ------------------------------------------------------
+
+
+class AwsWorkloadIdentity(_Adapter, args=AwsWorkloadIdentityArgs, component=WorkloadIdentity):
+    """IAM roles per workload, instance profiles for EC2, an optional GitHub Actions CI role
+    (C6): no access keys anywhere."""
+
+    role_arns: pulumi.Output[dict[str, str]]
+    """Role ARN per workload (training, training-job, inference, notebook, ...)."""
+    instance_profile_arns: pulumi.Output[dict[str, str]]
+    """Instance profile ARN per EC2-trusted workload."""
+    instance_profile_names: pulumi.Output[dict[str, str]]
+    """Instance profile name per EC2-trusted workload."""
+    github_provider_arn: pulumi.Output[str] | None
+    """The GitHub Actions OIDC provider, when github is set."""
+    ci_role_arn: pulumi.Output[str] | None
+    """The role GitHub Actions assumes, when github is set (no permissions unless granted)."""
+
+
+class AwsBudgetGuard(_Adapter, args=AwsBudgetGuardArgs, component=BudgetGuard):
+    """Monthly and daily budgets, anomaly alerts and an optional training kill switch (C3)."""
+
+    monthly_budget_name: pulumi.Output[str]
+    daily_budget_name: pulumi.Output[str]
+    alert_topic_arn: pulumi.Output[str]
+    """The SNS topic budget alerts go to; wire it as alarmTopicArn of the other components."""
+    kms_key_arn: pulumi.Output[str]
+    anomaly_monitor_arn: pulumi.Output[str]
+    anomaly_subscription_arn: pulumi.Output[str]
+    kill_switch_topic_arn: pulumi.Output[str] | None
+    kill_switch_function_name: pulumi.Output[str] | None
+    kill_switch_function_arn: pulumi.Output[str] | None
+
+
+class AwsGpuQuota(_Adapter, args=AwsGpuQuotaArgs, component=GpuQuota):
+    """EC2 vCPU quota increase requests sized from the stack's GPU pools (C1). From other
+    languages the pools are described in `needs` (pool, instanceTypes, maxNodes, market)."""
+
+    requested_vcpus: pulumi.Output[dict[str, int]]
+    """vCPUs requested per quota code."""
+    quota_names: pulumi.Output[dict[str, str]]
+    summaries: pulumi.Output[dict[str, str]]
+    """Per quota code: what is requested and why, in words."""
+    request_status: pulumi.Output[dict[str, str]]
+
+
+class AwsContainerRegistry(_Adapter, args=AwsContainerRegistryArgs, component=ContainerRegistry):
+    """Private ECR repositories: immutable tags, scan on push, KMS, lifecycle-managed (E1)."""
+
+    repository_urls: pulumi.Output[dict[str, str]]
+    """Repository URL per repository; push images and refer to them by digest."""
+    repository_arns: pulumi.Output[dict[str, str]]
+    kms_key_arn: pulumi.Output[str]
+
+
+# ---- network --------------------------------------------------------------------------------
+
+_TIERS = ("training", "inference", "notebook")
+
+
+class AwsNetwork(_Adapter, args=AwsNetworkArgs, component=Network):
+    """A private, zone-aware, tier-separated VPC for GPU training and inference. Its per-tier
+    subnet and security group ids are what the other components take as wiring."""
+
+    vpc_id: pulumi.Output[str]
+    training_subnet_ids: pulumi.Output[list[str]] | None
+    """Private training subnets (when trainingInstanceTypes is set): a pool's subnetIds."""
+    training_security_group_id: pulumi.Output[str] | None
+    """The training nodes' security group: a pool's securityGroupId."""
+    inference_subnet_ids: pulumi.Output[list[str]] | None
+    inference_security_group_id: pulumi.Output[str] | None
+    notebook_subnet_ids: pulumi.Output[list[str]] | None
+    notebook_security_group_id: pulumi.Output[str] | None
+    alb_subnet_ids: pulumi.Output[list[str]]
+    alb_security_group_id: pulumi.Output[str] | None
+    public_subnet_ids: pulumi.Output[list[str]]
+    endpoint_security_group_id: pulumi.Output[str] | None
+    flow_log_group_name: pulumi.Output[str]
+    offered_zones: pulumi.Output[dict[str, list[str]]]
+    """Per instance type, the zones that offer it (looked up at deploy time)."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        network = Network(name, args, opts)
+        # Exported for other languages only: a Python caller uses the accessor methods. The
+        # subnet ids carry the network itself, so what is placed in them waits for all of
+        # it (routes, endpoints), as `depends_on=[network]` makes a Python pool's nodes wait.
+        for tier in _TIERS:
+            present = tier in network.plan.tiers
+            ids = (
+                pulumi.Output.all(network.urn, *network.subnet_ids(tier)).apply(
+                    lambda values: list(values[1:])
+                )
+                if present
+                else None
+            )
+            setattr(network, f"{tier}_subnet_ids", ids)
+            group = network.security_group_id(tier) if present else None
+            setattr(network, f"{tier}_security_group_id", group)
+        return network
+
+
+# ---- compute --------------------------------------------------------------------------------
+
+
+class AwsTrainingPool(_Adapter, args=AwsTrainingPoolArgs, component=TrainingPool):
+    """GPU training capacity on Spot (T1-T6, C5, D3, D4, E1): AWS Batch from 0 vCPUs
+    (default) or a standing auto scaling group, wired by ids to the network, identity and
+    buckets. datasetVersion is required here: the bucket's metadata is in another program."""
+
+    log_group_name: pulumi.Output[str]
+    job_queue_arn: pulumi.Output[str] | None
+    job_definition_arn: pulumi.Output[str] | None
+    auto_scaling_group_name: pulumi.Output[str] | None
+    image_id: pulumi.Output[str]
+    """The machine image nodes boot, as resolved at deploy time."""
+    dataset_uri: pulumi.Output[str]
+    checkpoint_uri: pulumi.Output[str]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring = _wiring("AwsTrainingPool", args)
+        batch = args.get("scheduler", "batch") == "batch"
+        problems = Problems()
+        if not args.get("datasetVersion"):
+            problems.add(
+                f"{name}.datasetVersion",
+                "is required when the pool is wired by ids: the dataset bucket's version is "
+                "recorded in the program that made it.",
+                "set datasetVersion to the dataset's pinned version (D4).",
+            )
+        if batch and wiring["job_role_arn"] is None:
+            problems.add(
+                f"{name}.jobRoleArn",
+                "is required for the batch scheduler: jobs run as their own role.",
+                'pass the identity\'s roleArns["training-job"].',
+            )
+        problems.raise_if_any()
+        region = str(args.get("region"))
+        network = NetworkIds(
+            {"training": wiring["subnet_ids"]}, {"training": wiring["security_group_id"]}
+        )
+        roles = {"training": wiring["instance_role_arn"]}
+        if wiring["job_role_arn"] is not None:
+            roles["training-job"] = wiring["job_role_arn"]
+        identity = IdentityArns(roles, {"training": wiring["instance_profile_arn"]})
+        buckets = [
+            BucketRef(
+                label,
+                kind=label,
+                region=region,
+                bucket_name=wiring[f"{label}_bucket_name"],
+                bucket_arn=wiring[f"{label}_bucket_arn"],
+                kms_key_arn=wiring[f"{label}_kms_key_arn"],
+                dataset_version=args.get("datasetVersion"),
+            )
+            for label in ("dataset", "checkpoints")
+        ]
+        # An Output (e.g. budget.alertTopicArn): the keyword argument, not the config field.
+        alarm_topic_arn = args.pop("alarmTopicArn", None)
+        return _owning(
+            TrainingPool,
+            buckets,
+            name,
+            args,
+            opts,
+            network=network,
+            identity=identity,
+            dataset=buckets[0],
+            checkpoints=buckets[1],
+            alarm_topic_arn=alarm_topic_arn,
+        )
+
+
+class AwsNotebook(_Adapter, args=AwsNotebookArgs, component=Notebook):
+    """A VPC-only SageMaker Studio domain with idle shutdown and one profile per user (C5),
+    wired by vpcId, subnetIds, securityGroupIds and executionRoleArn."""
+
+    kms_key_id: pulumi.Output[str]
+    domain_id: pulumi.Output[str]
+    domain_arn: pulumi.Output[str]
+    domain_url: pulumi.Output[str]
+    studio_url: pulumi.Output[str]
+    home_efs_file_system_id: pulumi.Output[str]
+
+
+class AwsInferenceTier(_Adapter, args=AwsInferenceTierArgs, component=InferenceTier):
+    """Versioned model serving on GPU nodes behind nginx, an ALB and WAF (S1-S7, G2-G5),
+    wired by ids to the network, the inference identity and the models bucket. Load
+    balancer access logs are not wired across languages yet."""
+
+    load_balancer_arn: pulumi.Output[str]
+    dns_name: pulumi.Output[str]
+    endpoint: pulumi.Output[str]
+    """The URL clients call."""
+    web_acl_arn: pulumi.Output[str]
+    log_group_name: pulumi.Output[str]
+    waf_log_group_name: pulumi.Output[str]
+    dashboard_name: pulumi.Output[str]
+    rollback_command: pulumi.Output[str]
+    """The command that moves all traffic back to the previous version (S6)."""
+    image_id: pulumi.Output[str]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring = _wiring("AwsInferenceTier", args)
+        network = NetworkIds(
+            {"inference": wiring["subnet_ids"]},
+            {"inference": wiring["security_group_id"]},
+            vpc_id=wiring["vpc_id"],
+            alb_subnet_ids=wiring["alb_subnet_ids"],
+            alb_security_group_id=wiring["alb_security_group_id"],
+            alb_internal=args.get("public") is not True,
+            cidr_block=wiring["vpc_cidr_block"],
+        )
+        identity = IdentityArns(
+            {"inference": wiring["instance_role_arn"]},
+            {"inference": wiring["instance_profile_arn"]},
+        )
+        models = BucketRef(
+            "models",
+            kind="models",
+            region=str(args.get("region")),
+            bucket_name=wiring["models_bucket_name"],
+            bucket_arn=wiring["models_bucket_arn"],
+            kms_key_arn=wiring["models_kms_key_arn"],
+        )
+        alarm_topic_arn = args.pop("alarmTopicArn", None)
+        return _owning(
+            InferenceTier,
+            [models],
+            name,
+            args,
+            opts,
+            network=network,
+            identity=identity,
+            models=models,
+            alarm_topic_arn=alarm_topic_arn,
+        )
+
+
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    AwsDatasetBucket,
+    AwsWorkloadIdentity,
+    AwsBudgetGuard,
+    AwsGpuQuota,
+    AwsContainerRegistry,
+    AwsNetwork,
+    AwsTrainingPool,
+    AwsNotebook,
+    AwsInferenceTier,
+]

@@ -1,0 +1,1163 @@
+"""GENERATED from aistack's pydantic Args by aistack_components/codegen.py: do not edit.
+
+Run `make schema` after changing an Args model; tests/components/ fails until then. Each
+`<Token>Args` holds one component's inputs as Pulumi's analyzer reads it: its configuration
+plain, with enums for choices and `NotRequired` where the Args have a default (said in the
+text), then the ids and ARNs that wire it to other components, as `pulumi.Input`.
+"""
+
+import enum
+from typing import Any, NotRequired, TypedDict
+
+import pulumi
+
+
+class AwsDatasetBucketKind(enum.StrEnum):
+    DATASET = "dataset"
+    CHECKPOINTS = "checkpoints"
+    MODELS = "models"
+    LOGS = "logs"
+
+
+class GovernanceEnvironment(enum.StrEnum):
+    DEV = "dev"
+    STAGING = "staging"
+    PROD = "prod"
+
+
+class GovernanceDataClassification(enum.StrEnum):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    CONFIDENTIAL = "confidential"
+    RESTRICTED = "restricted"
+
+
+class ThirdPartyService(TypedDict):
+    """A service outside the team's cloud account that sees the data (checklist G6)."""
+
+    name: str
+    """The service, e.g. 'wandb' or 'openai'."""
+    purpose: str
+    """What it is used for."""
+    data_shared: str
+    """Which data it sees."""
+    terms: NotRequired[str]
+    """Link to the terms or DPA under which it sees it. Default: ""."""
+
+
+class Governance(TypedDict):
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+
+    owner: str
+    """Owning team or person; tagged everywhere."""
+    cost_center: str
+    """Billing owner; tagged everywhere."""
+    environment: NotRequired[GovernanceEnvironment]
+    """dev, staging or prod. Default: "dev"."""
+    allowed_regions: list[str]
+    """Regions where data may be stored and processed (C4). Required: deciding where data lives
+    is the first residency step.
+    """
+    data_classification: NotRequired[GovernanceDataClassification]
+    """Highest classification of data this stack handles. Default: "internal"."""
+    third_party_services: NotRequired[list[ThirdPartyService]]
+    """Services outside the account that see the data (G6). Default: []."""
+
+
+class AwsDatasetMetadata(TypedDict):
+    """What a dataset is, where it came from and on what basis it may be used (D4-D6, G1)."""
+
+    name: str
+    """Dataset name, e.g. 'support-tickets'."""
+    version: str
+    """The pinned version runs read (D4); never 'latest'."""
+    source: str
+    """Where it came from: URL, system or team (D6)."""
+    licence: str
+    """Licence or terms, e.g. 'CC-BY-4.0', 'proprietary' (D6)."""
+    contains_personal_data: NotRequired[bool]
+    """True if any record identifies a person, even pseudonymised (D5). Default: false."""
+    legal_basis: NotRequired[str]
+    """Documented basis for using personal data (e.g. 'consent', 'contract', 'legitimate
+    interest: DPIA-42'); required when contains_personal_data (D5, G1). Default: "".
+    """
+    anonymised: NotRequired[bool]
+    """True if personal data was anonymised. Default: false."""
+
+
+class AwsDatasetBucketArgs(TypedDict):
+    """The inputs of AwsDatasetBucket: its configuration, validated into
+    aistack.aws.dataset_bucket.DatasetBucketArgs as a Python caller's is, and its wiring.
+    """
+
+    kind: AwsDatasetBucketKind
+    """dataset, checkpoints, models or logs: sets lifecycle."""
+    region: str
+    """Region of the bucket; must be the compute's region (D2) and in
+    governance.allowed_regions (C4). Explicit: never the provider's default.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    dataset: NotRequired[AwsDatasetMetadata]
+    """Required for kind 'dataset': lineage, licence, basis (D4-D6)."""
+    bucket_name: NotRequired[str]
+    """Physical name; default: the logical name plus a random suffix."""
+    noncurrent_days: NotRequired[int]
+    """Days an overwritten version is kept (D1); default by kind."""
+    keep_noncurrent_versions: NotRequired[int]
+    """Newest overwritten versions always kept."""
+    transition_noncurrent_after_days: NotRequired[int]
+    """Move overwritten versions to Standard-IA after N days (S3 requires at least 30); 0
+    disables.
+    """
+    expire_current_after_days: NotRequired[int]
+    """Expire live objects (logs only by default)."""
+    kms_key_arn: NotRequired[str]
+    """Share an existing customer key; default: a new key, rotated yearly."""
+    allow_destroy_with_data: NotRequired[bool]
+    """Let `pulumi destroy` delete the bucket and every object in it. Off: the bucket is
+    retained (and protected in prod). Default: false.
+    """
+    access_logs_bucket_name: NotRequired[pulumi.Input[str]]
+    """Name of the stack's logs bucket (an AwsDatasetBucket of kind logs in the same region):
+    S3 server access logs for this bucket go there, under s3-access/<name>/.
+    """
+
+
+class AwsWorkload(TypedDict):
+    """One role, trusted by the services that run one kind of work."""
+
+    name: str
+    """The workload: a lowercase DNS-style slug (e.g. 'training'), unique in the component.
+    Becomes the role's name and its aistack:workload tag, which the budget kill switch acts
+    on.
+    """
+    services: list[str]
+    """Service principals that may assume the role: ec2.amazonaws.com (instances, including
+    Batch compute environments; gets an instance profile), ecs-tasks.amazonaws.com (Batch
+    job containers), sagemaker.amazonaws.com (notebooks). Not ec2 and ecs-tasks together: a
+    job would run with the instance role.
+    """
+    session_manager: NotRequired[bool]
+    """EC2-trusted roles only: attach AmazonSSMManagedInstanceCore so operators reach instances
+    through Session Manager instead of SSH keys (C6). Default on. Default: true.
+    """
+    cloudwatch_agent: NotRequired[bool]
+    """EC2-trusted roles only: an inline policy with what the node's CloudWatch agent needs
+    beyond its log group and namespace (ec2:DescribeTags, for the AutoScalingGroupName
+    dimension). Writing logs and metrics is granted by the component that owns the group and
+    namespace (T3, T6). Default on. Default: true.
+    """
+    batch_instance_role: NotRequired[bool]
+    """EC2-trusted roles only: attach AmazonEC2ContainerServiceforEC2Role, which AWS Batch
+    instances need to join their ECS cluster. Default off; on for the default 'training'
+    workload. Default: false.
+    """
+    allow_unconditioned_trust: NotRequired[bool]
+    """Drop the aws:SourceAccount condition from the trust of ecs-tasks and SageMaker. Off:
+    only this account's tasks and notebooks can assume the role. Turn on only for a feature
+    that does not send the key. Default: false.
+    """
+    description: NotRequired[str]
+    """Added to the role's description. Default: ""."""
+
+
+class AwsKubernetesServiceAccountMechanism(enum.StrEnum):
+    POD_IDENTITY = "pod-identity"
+    IRSA = "irsa"
+
+
+class AwsKubernetesServiceAccount(TypedDict):
+    """A workload role for one Kubernetes service account, via EKS Pod Identity or IRSA."""
+
+    name: str
+    """The workload (role) name, a slug unique among all workloads."""
+    namespace: str
+    """Namespace of the service account."""
+    service_account: str
+    """Name of the service account."""
+    mechanism: NotRequired[AwsKubernetesServiceAccountMechanism]
+    """'pod-identity' (default: EKS Pod Identity; no per-cluster OIDC provider to manage) or
+    'irsa' (IAM roles for service accounts, for clusters without the Pod Identity agent).
+    Default: "pod-identity".
+    """
+    cluster_name: NotRequired[str]
+    """pod-identity: pins the trust to this cluster's session tag and, with region, creates the
+    Pod Identity association.
+    """
+    region: NotRequired[str]
+    """pod-identity: the cluster's region, where the association is created; must be in
+    governance.allowedRegions (C4).
+    """
+    oidc_provider_arn: NotRequired[str]
+    """irsa: ARN of the cluster's IAM OIDC provider. Required for irsa."""
+    oidc_issuer_url: NotRequired[str]
+    """irsa: the cluster's OIDC issuer URL (https://oidc.eks.<region>.amazonaws.com/id/<id>).
+    Required for irsa.
+    """
+
+
+class AwsGithubOidc(TypedDict):
+    """A CI role GitHub Actions can assume for one repository's branches and environments."""
+
+    repository: str
+    """'owner/name' of the one repository whose workflows may assume the role. No wildcards:
+    'org/*' would hand the role to every repository in the organisation.
+    """
+    branches: NotRequired[list[str]]
+    """Branch names (e.g. 'main') whose workflow runs may assume the role; matched as sub
+    'repo:<repository>:ref:refs/heads/<branch>'. No wildcards. Default: [].
+    """
+    environments: NotRequired[list[str]]
+    """GitHub environments (e.g. 'prod') whose jobs may assume the role; matched as sub
+    'repo:<repository>:environment:<env>'. A job that names an environment gets this subject
+    instead of the branch one. No wildcards. Default: [].
+    """
+    create_provider: NotRequired[bool]
+    """Create the account's GitHub OIDC identity provider. An account holds one per URL: in a
+    second stack set providerArn instead. Default: true.
+    """
+    provider_arn: NotRequired[str]
+    """ARN of an existing token.actions.githubusercontent.com provider; when set no provider is
+    created.
+    """
+
+
+class AwsWorkloadIdentityArgs(TypedDict):
+    """The inputs of AwsWorkloadIdentity: its configuration, validated into
+    aistack.aws.workload_identity.WorkloadIdentityArgs as a Python caller's is, and its
+    wiring.
+    """
+
+    governance: Governance
+    """Owner, cost centre and allowed regions; required. Tags every role and profile, and
+    bounds where Pod Identity associations may be created (C4).
+    """
+    workloads: NotRequired[list[AwsWorkload]]
+    """The roles to create, one per workload. Default: training (EC2: ASG nodes and Batch
+    hosts), training-job (ecs-tasks: Batch job containers), inference (EC2), notebook
+    (SageMaker). Default: [{"name": "training", "services": ["ec2.amazonaws.com"],
+    "batchInstanceRole": true}, {"name": "training-job", "services":
+    ["ecs-tasks.amazonaws.com"]}, {"name": "inference", "services": ["ec2.amazonaws.com"]},
+    {"name": "notebook", "services": ["sagemaker.amazonaws.com"]}].
+    """
+    kubernetes_service_accounts: NotRequired[list[AwsKubernetesServiceAccount]]
+    """Extra workload roles for Kubernetes service accounts (Pod Identity or IRSA). Default:
+    none. Default: [].
+    """
+    github: NotRequired[AwsGithubOidc]
+    """A CI role for GitHub Actions via OIDC, with no permissions until the caller grants them.
+    Default: none.
+    """
+    max_session_duration: NotRequired[int]
+    """Longest session, in seconds, a role's credentials last (AWS allows 3600-43200). Default
+    3600: services refresh credentials before they expire; raise it only for CI runs of
+    `pulumi up` longer than an hour. Default: 3600.
+    """
+    role_path: NotRequired[str]
+    """IAM path of the roles and instance profiles. Default '/': some consumers (EKS aws-auth
+    mappings) mishandle paths. Default: "/".
+    """
+    permissions_boundary_arn: NotRequired[str]
+    """Managed policy set as every role's permissions boundary, when the organisation requires
+    one. Default: none.
+    """
+
+
+class AwsBudgetGuardAnomalyFrequency(enum.StrEnum):
+    DAILY = "DAILY"
+    IMMEDIATE = "IMMEDIATE"
+
+
+class AwsBudgetGuardArgs(TypedDict):
+    """The inputs of AwsBudgetGuard: its configuration, validated into
+    aistack.aws.budget_guard.BudgetGuardArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the alert topics, their key and the kill switch. The kill switch stops
+    training capacity in this region only, so use the training region. Must be in
+    governance.allowed_regions (C4). Budgets and anomaly detection are global and take no
+    region. Explicit: never the provider's default.
+    """
+    monthly_limit_usd: float
+    """Monthly budget for the stack in USD. Required: a budget is the first cost control (C3)."""
+    daily_limit_usd: NotRequired[float]
+    """Daily budget in USD. Default: the monthly limit / 30, rounded up to a whole dollar, so a
+    day at the monthly pace is just inside it.
+    """
+    alert_emails: list[str]
+    """Who is told (1-10 addresses; AWS Budgets sends to at most 10 per alert). Budgets mail
+    them directly; their SNS topic subscriptions must be confirmed from the mail AWS sends.
+    """
+    monthly_actual_thresholds: NotRequired[list[float]]
+    """Percentages of the monthly limit at which actual spend alerts. Default 50/80/100:
+    halfway, time to act, limit reached. At least one must be <= 100. Default: [50, 80,
+    100].
+    """
+    monthly_forecast_threshold: NotRequired[float]
+    """Alert when the month's forecast passes this percentage of the limit. Default 100: warned
+    while there is still time to avoid the overrun. Default: 100.
+    """
+    daily_actual_threshold: NotRequired[float]
+    """Percentage of the daily limit at which a day's spend alerts. Default: 100."""
+    kill_switch: NotRequired[bool]
+    """Deploy a Lambda that scales the stack's training capacity (tagged
+    aistack:workload=training) to zero when actual spend reaches 100 % of the monthly limit.
+    Off by default: it stops running jobs, so a team opts in knowingly. Default: false.
+    """
+    kill_switch_dry_run: NotRequired[bool]
+    """The kill switch only logs what it would stop. For trying it out; needs kill_switch.
+    Default: false.
+    """
+    kill_switch_log_retention_days: NotRequired[int]
+    """Days the kill switch's logs are kept. Default a year: they are the record of why
+    training stopped, and tiny. Default: 365.
+    """
+    anomaly_threshold_usd: NotRequired[float]
+    """Report a cost anomaly when its total impact reaches this many USD. Default 100: below
+    that a GPU stack's daily noise drowns the signal. Default: 100.
+    """
+    anomaly_frequency: NotRequired[AwsBudgetGuardAnomalyFrequency]
+    """DAILY: one e-mail digest a day to alert_emails. IMMEDIATE: each anomaly as it is found,
+    to the alert topic (AWS sends IMMEDIATE only through SNS). Default: "DAILY".
+    """
+    anomaly_monitor_arn: NotRequired[str]
+    """Subscribe to this existing anomaly monitor instead of creating one on the stack tag. For
+    AWS Organizations member accounts, where only the management account may create tag
+    monitors.
+    """
+    activate_cost_allocation_tag: NotRequired[bool]
+    """Activate the aistack:stack cost allocation tag, which the budgets and the monitor filter
+    on. Set false where the management account activates it (only it may, in an AWS
+    Organization). Default: true.
+    """
+    subscribe_emails_to_topic: NotRequired[bool]
+    """Also subscribe alert_emails to the alert topic, so what only the topic carries
+    (IMMEDIATE anomalies) reaches them. Once confirmed, budget alerts arrive twice (direct
+    and via SNS); set false to get them once. Default: true.
+    """
+    allow_destroy_with_logs: NotRequired[bool]
+    """Let `pulumi destroy` delete the kill switch's log group and key. Off: both are retained
+    (and protected in prod), they are the audit trail. Default: false.
+    """
+
+
+class AwsQuotaNeedMarket(enum.StrEnum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+
+
+class AwsQuotaNeed(TypedDict):
+    """A pool's quota need as configuration: `{pool, instanceTypes, maxNodes, market}`."""
+
+    pool: str
+    """The pool's name; it appears in the request's summary. Required."""
+    instance_types: list[str]
+    """Every GPU instance type the pool may launch, e.g. ['g5.12xlarge']. Required; the largest
+    (by vCPUs) sizes the request.
+    """
+    max_nodes: int
+    """The pool's maximum node count (its autoscaling maximum). Required."""
+    market: AwsQuotaNeedMarket
+    """'spot' or 'on-demand'. Required, no default: the market selects a different quota, and
+    guessing it would file the wrong request.
+    """
+
+
+class AwsGpuQuotaArgs(TypedDict):
+    """The inputs of AwsGpuQuota: its configuration, validated into
+    aistack.aws.gpu_quota.GpuQuotaArgs as a Python caller's is, and its wiring.
+    """
+
+    region: str
+    """Region to request quota in. Quotas are per account and region, so this must be the
+    pools' region; it must be in governance.allowed_regions (C4). Explicit: never the
+    provider's default.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    needs: NotRequired[list[AwsQuotaNeed]]
+    """Pools sized from configuration, each {pool, instanceTypes, maxNodes, market}. Default:
+    none, for stacks that pass pool components as `pools=`; at least one need is required
+    across both. Default: [].
+    """
+    headroom_percent: NotRequired[float]
+    """Extra quota on top of the pools' maximum, in percent (20 means 20%), rounded up to whole
+    instances of the smallest type in that quota. Default 0: the pools' maximum is exactly
+    what they can use; add headroom for instances launched beside the running ones
+    (replacements, rolling updates, ad-hoc runs). Default: 0.
+    """
+    floors: NotRequired[dict[str, int]]
+    """Minimum vCPUs to request per quota code, e.g. {'L-7212CCBC': 384}. Default: none. Set a
+    floor to the account's current value when it is already above what the pools need (a
+    request can never lower a quota, and the provider refuses to create one below the
+    current value), or to keep a quota when pools shrink. A floor for a quota no pool uses
+    is requested on its own. Default: {}.
+    """
+
+
+class AwsContainerRegistryArgs(TypedDict):
+    """The inputs of AwsContainerRegistry: its configuration, validated into
+    aistack.aws.container_registry.ContainerRegistryArgs as a Python caller's is, and its
+    wiring.
+    """
+
+    repositories: list[str]
+    """One repository per image name, e.g. ['trainer', 'vllm-server']. Each must be a valid ECR
+    repository name (lowercase, digits, '.', '_', '-', '/').
+    """
+    region: str
+    """Region of the repositories; must be in governance.allowed_regions (C4). Explicit: never
+    the provider's default. Pulls from another region cost transfer.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    namespace: NotRequired[str]
+    """Prefix of every repository name, e.g. 'ml-platform/'; default none. Set it when several
+    stacks share an account, since ECR names are unique per region. Default: "".
+    """
+    keep_release_images: NotRequired[int]
+    """Newest images kept per release tag prefix (default 20): enough to roll back months of
+    releases, few enough that storage stays flat. Default: 20.
+    """
+    release_tag_prefixes: NotRequired[list[str]]
+    """Tag prefixes that mark releases (default 'v', 'release-'); each is kept to
+    keepReleaseImages. Images with other tags are never expired. Default: ["v", "release-"].
+    """
+    untagged_expiry_days: NotRequired[int]
+    """Days after push an untagged image is expired (default 7): build leftovers and superseded
+    layers, long enough to finish a rollout that used one. Default: 7.
+    """
+    kms_key_arn: NotRequired[str]
+    """Encrypt with this existing customer key (same region); default: a new key for this
+    registry, rotated yearly. ECR fixes the key at repository creation.
+    """
+    allow_destroy_with_images: NotRequired[bool]
+    """Let `pulumi destroy` delete the repositories with every image in them. Off: repositories
+    and their key are retained (and protected in prod). Default: false.
+    """
+
+
+class AwsNetworkEgress(enum.StrEnum):
+    ENDPOINTS = "endpoints"
+    NAT = "nat"
+    NONE = "none"
+
+
+class AwsNetworkArgs(TypedDict):
+    """The inputs of AwsNetwork: its configuration, validated into
+    aistack.aws.network.NetworkArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the VPC: explicit (never the provider's default) and within
+    governance.allowed_regions (C4). Must offer the GPU types (C2).
+    """
+    cidr_block: NotRequired[str]
+    """The VPC's IPv4 range; default 10.40.0.0/16, away from the 10.0.0.0/16 that most examples
+    (and so most peers) use. Private (RFC 1918 or 100.64.0.0/10), prefix /16 to /21: each
+    tier gets a quarter of it, carved per zone. Default: "10.40.0.0/16".
+    """
+    training_instance_types: NotRequired[list[str]]
+    """GPU instance types training runs on (catalog names, e.g. 'p5.48xlarge'). Training
+    subnets go only where ALL of them are offered. Empty: no training tier. Default: [].
+    """
+    inference_instance_types: NotRequired[list[str]]
+    """GPU instance types that serve inference; as for training. Empty: no inference tier and
+    no load balancer security group. Default: [].
+    """
+    notebook: NotRequired[bool]
+    """Add a notebook tier (own subnets and security group). Off. Default: false."""
+    notebook_instance_types: NotRequired[list[str]]
+    """GPU types notebooks use, to place notebook subnets; empty: the region's first zones.
+    Only with notebook: true. Default: [].
+    """
+    max_zones: NotRequired[int]
+    """Most zones per tier; default 3: enough spread to find scarce GPU capacity, few enough to
+    keep per-zone endpoint costs down. Default: 3.
+    """
+    availability_zones: NotRequired[list[str]]
+    """Use exactly these zones (e.g. where a capacity reservation is) instead of the catalog's
+    choice; each must offer every type of every tier. Default: none.
+    """
+    egress: NotRequired[AwsNetworkEgress]
+    """How private nodes reach AWS APIs: 'endpoints' (default: interface endpoints, no internet
+    route at all), 'nat' (one NAT gateway: reaches the internet, cheaper, single-zone) or
+    'none' (S3 only; images and agents must need nothing else). Default: "endpoints".
+    """
+    max_endpoint_zones: NotRequired[int]
+    """Zones that get interface-endpoint network interfaces (the first training zones).
+    Default: every training zone. Each endpoint costs about $7.30 a month per zone; 1 or 2
+    cut that, other zones then reach the endpoints cross-zone.
+    """
+    extra_endpoint_services: NotRequired[list[str]]
+    """More interface endpoints, by service suffix (e.g. 'sagemaker.api', 'batch'). Default
+    none. Default: [].
+    """
+    public_endpoint: NotRequired[bool]
+    """Make the load balancer internet-facing: adds public subnets (ALB only, never GPU nodes)
+    and an internet gateway. Off: an internal load balancer in private subnets, reachable
+    from the VPC and what is peered to it. Default: false.
+    """
+    alb_ingress_cidrs: NotRequired[list[str]]
+    """Who may reach the load balancer on 443/80. Default: 0.0.0.0/0 when public_endpoint, else
+    the VPC's own range.
+    """
+    flow_log_retention_days: NotRequired[int]
+    """Days VPC flow logs are kept; default 90: long enough to investigate an incident, short
+    enough to stay cheap. A CloudWatch retention value. Default: 90.
+    """
+    gateway_port: NotRequired[int]
+    """Port the inference gateway listens on; the only port the load balancer may reach on
+    inference nodes. Default 8080. Default: 8080.
+    """
+    allow_destroy_flow_logs: NotRequired[bool]
+    """Let `pulumi destroy` delete the flow-log group and its key. Off: they are retained
+    (protected in prod), because they are the audit trail. Default: false.
+    """
+
+
+class AwsTrainingPoolScheduler(enum.StrEnum):
+    BATCH = "batch"
+    ASG = "asg"
+
+
+class AwsTrainingPoolMarket(enum.StrEnum):
+    SPOT = "spot"
+    ON_DEMAND = "on-demand"
+
+
+class AwsMachineImage(TypedDict):
+    """The node's AMI: pinned by id, or resolved from an SSM parameter at deploy time."""
+
+    ami_id: NotRequired[str]
+    """Pinned image id (preferred, E1)."""
+    ssm_parameter: NotRequired[str]
+    """Public SSM parameter resolved on each `pulumi up`; the resolved id is exported and
+    written into the launch template, so nodes never change image between deployments.
+    Default: the scheduler's recommended GPU image.
+    """
+
+
+class AwsJobSpec(TypedDict):
+    """The job definition template: what one training job asks for."""
+
+    gpus: NotRequired[int]
+    """GPUs per job; default: a whole node."""
+    vcpus: NotRequired[int]
+    """vCPUs per job; default: node minus 2."""
+    memory_mib: NotRequired[int]
+    """Memory per job; default: 90% of the node (agent headroom)."""
+    shared_memory_mib: NotRequired[int]
+    """/dev/shm for data loader workers (PyTorch needs more than docker's 64 MB default).
+    Default: 16384.
+    """
+    command: NotRequired[list[str]]
+    """Command run in the image. Default: ["python", "-m", "train"]."""
+    retry_attempts: NotRequired[int]
+    """Attempts when the host is reclaimed (T2); app errors exit. Default: 3."""
+    checkpoint_on_interruption: NotRequired[bool]
+    """The trainer handles SIGUSR1 by writing a checkpoint and exiting 138 (128 + SIGUSR1), and
+    wants it on a Spot interruption notice: the job then carries
+    AISTACK_CHECKPOINT_SIGNAL=USR1, the host's spot watch sends it the signal, and Batch
+    retries the job on exit 138 (T1, T2). Off (default): the trainer is never signalled,
+    since SIGUSR1's default action would end it; the host still flushes the checkpoint
+    directory and a reclaimed job is still retried. Default: false.
+    """
+    environment: NotRequired[dict[str, str]]
+    """Extra environment for every job (no secrets). Default: {}."""
+
+
+class AwsTrainingPoolArgs(TypedDict):
+    """The inputs of AwsTrainingPool: its configuration, validated into
+    aistack.aws.training_pool.TrainingPoolArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """The pool's region: must equal the dataset bucket's (D2) and be allowed (C4)."""
+    scheduler: NotRequired[AwsTrainingPoolScheduler]
+    """batch: jobs on demand from 0 vCPUs. asg: a standing group. Default: "batch"."""
+    instance_types: list[str]
+    """GPU instance types of ONE GPU class (same GPU model and count); several sizes widen the
+    Spot pools the allocator can choose from.
+    """
+    market: NotRequired[AwsTrainingPoolMarket]
+    """Spot is 40-70% cheaper; runs resume from checkpoints (T1, T2). Default: "spot"."""
+    max_nodes: int
+    """The cost cap of the pool; required."""
+    min_nodes: NotRequired[int]
+    """asg only; 0 so an unused pool costs nothing. Default: 0."""
+    image: str
+    """Training image by digest (E1): repo@sha256:<64 hex>."""
+    machine_image: NotRequired[AwsMachineImage]
+    """The node's AMI: pinned by id, or resolved from an SSM parameter at deploy time. Default:
+    its own defaults.
+    """
+    max_runtime_minutes: int
+    """Hard wall-clock limit per job and per node (T5). Required: a run without a limit is how
+    a stuck job bills for a month.
+    """
+    idle_minutes: NotRequired[int]
+    """asg: idle minutes before a node leaves. Default: 30."""
+    idle_gpu_util_percent: NotRequired[int]
+    """Idle below this GPU %. Default: 5."""
+    starvation_gpu_util_percent: NotRequired[int]
+    """Alarm when busy nodes average GPU use below this (T3). Default: 40."""
+    starvation_minutes: NotRequired[int]
+    """...for this long (T3). Default: 30."""
+    dataset_prefix: NotRequired[str]
+    """Prefix in the dataset bucket holding one sub-prefix per version. Default: ""."""
+    dataset_version: NotRequired[str]
+    """Pinned dataset version; default: the dataset bucket's (D4)."""
+    checkpoint_prefix: NotRequired[str]
+    """Prefix for checkpoints and manifests. Default: "runs"."""
+    tracker_uri: NotRequired[str]
+    """Experiment tracker endpoint passed to jobs (E6), e.g. MLflow URL."""
+    root_volume_gb: NotRequired[int]
+    """Encrypted gp3 root (images are big). Default: 200."""
+    stop_timeout_seconds: NotRequired[int]
+    """Grace between SIGTERM and SIGKILL for a container on a reclaimed host: Spot gives 120 s,
+    keep a margin, use it to write the last checkpoint (T1). Default: 110.
+    """
+    log_retention_days: NotRequired[int]
+    """Retention of the pool's log group (T6). Default: 90."""
+    job: NotRequired[AwsJobSpec]
+    """The job definition template: what one training job asks for. Default: its own defaults."""
+    alarm_topic_arn: NotRequired[pulumi.Input[str]]
+    """SNS topic for the pool's alarms."""
+    subnet_ids: pulumi.Input[list[str]]
+    """The network's trainingSubnetIds: where nodes run."""
+    security_group_id: pulumi.Input[str]
+    """The network's trainingSecurityGroupId: the nodes' security group."""
+    instance_role_arn: pulumi.Input[str]
+    """The role the nodes run as (AwsWorkloadIdentity roleArns["training"])."""
+    instance_profile_arn: pulumi.Input[str]
+    """Its instance profile (AwsWorkloadIdentity instanceProfileArns["training"])."""
+    job_role_arn: NotRequired[pulumi.Input[str]]
+    """The role Batch jobs run as (AwsWorkloadIdentity roleArns["training-job"]); required for
+    the batch scheduler.
+    """
+    dataset_bucket_name: pulumi.Input[str]
+    """The dataset bucket's bucketName (an AwsDatasetBucket of kind dataset in the same
+    region). Nodes and jobs read datasetPrefix from it.
+    """
+    dataset_bucket_arn: pulumi.Input[str]
+    """The dataset bucket's bucketArn."""
+    dataset_kms_key_arn: pulumi.Input[str]
+    """The dataset bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""
+    checkpoints_bucket_name: pulumi.Input[str]
+    """The checkpoints bucket's bucketName (an AwsDatasetBucket of kind checkpoints in the same
+    region). Nodes and jobs write checkpointPrefix to it.
+    """
+    checkpoints_bucket_arn: pulumi.Input[str]
+    """The checkpoints bucket's bucketArn."""
+    checkpoints_kms_key_arn: pulumi.Input[str]
+    """The checkpoints bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""
+
+
+class AwsNotebookArgs(TypedDict):
+    """The inputs of AwsNotebook: its configuration, validated into
+    aistack.aws.notebook.NotebookArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Owner, cost centre and allowed regions; required. Tags the domain, key and profiles, and
+    the region must be one of its allowedRegions (C4).
+    """
+    region: str
+    """Region of the domain and its home EFS volume; required and explicit, never the
+    provider's default: it must be in governance.allowedRegions (C4) and should be the
+    region of the data notebooks read (D2).
+    """
+    users: list[str]
+    """One Studio user profile per entry: lowercase slugs (e.g. 'ana', 'data-team'), unique.
+    Required: a domain nobody can open is dead weight.
+    """
+    vpc_id: NotRequired[pulumi.Input[str]]
+    """VPC the domain runs in (e.g. network.vpc_id). Required, here or as the `vpc_id=` keyword
+    of the component.
+    """
+    subnet_ids: NotRequired[list[pulumi.Input[str]]]
+    """Private subnets for the apps and the EFS mount targets, 1-16 (e.g.
+    network.subnet_ids('notebook')). Required, here or as a keyword. Private only: VPC-only
+    domains refuse public subnets. Give two or more zones so one zone's outage does not lock
+    everyone out of their home directory.
+    """
+    security_group_ids: NotRequired[list[pulumi.Input[str]]]
+    """Security groups of every app, 1-4 (e.g. [network.security_group_id('notebook')]).
+    Required, here or as a keyword. They must allow HTTPS out to the VPC's endpoints or NAT;
+    SageMaker adds its own group for NFS to the home volume.
+    """
+    execution_role_arn: NotRequired[pulumi.Input[str]]
+    """Role every user's and shared space's apps run as (e.g. identity.role_arn('notebook')).
+    Required, here or as a keyword; it must trust sagemaker.amazonaws.com.
+    """
+    kms_key_id: NotRequired[pulumi.Input[str]]
+    """Customer KMS key (id or ARN) for the home EFS volume and space EBS volumes. Default: a
+    new key with yearly rotation, retained like the data it guards.
+    """
+    idle_timeout_minutes: NotRequired[int]
+    """Minutes a JupyterLab or Code Editor app may sit idle (no kernel or terminal activity)
+    before Studio shuts it down (C5). Default 60: long enough for a lunch break, short
+    enough that a forgotten GPU costs an hour, not a weekend. SageMaker's minimum is 60.
+    Default: 60.
+    """
+    max_idle_timeout_minutes: NotRequired[int]
+    """Longest idle timeout a user may choose for their own space; the shortest is 60. Default
+    240, the most AIS-C5-01 accepts: users tune the timeout within bounds and cannot turn
+    idle shutdown off. Default: 240.
+    """
+    default_instance_type: NotRequired[str]
+    """Instance a new JupyterLab or Code Editor space starts on. Default ml.t3.medium (about
+    $0.05/hour); users pick a GPU per space when the work needs one. Default:
+    "ml.t3.medium".
+    """
+    instance_types: NotRequired[list[str]]
+    """The instance types users may start apps on: the execution role's CreateApp is
+    conditioned on sagemaker:InstanceTypes. Must include default_instance_type. Default:
+    ml.t3.medium, ml.t3.large, ml.m5.xlarge and one single-GPU type, ml.g5.xlarge; add
+    larger GPUs deliberately. Default: ["ml.t3.medium", "ml.t3.large", "ml.m5.xlarge",
+    "ml.g5.xlarge"].
+    """
+    grant_studio_permissions: NotRequired[bool]
+    """Attach to the execution role what Studio users need in this domain
+    (aws.workload_identity.studio_execution_policy): their own spaces and apps, on
+    instance_types only. Off: the role's owner grants it; without it a user can open the
+    domain but launch nothing. Default: true.
+    """
+    allow_gpu_default_instance: NotRequired[bool]
+    """Allow a GPU or accelerator type as default_instance_type. Off: every space a user opens
+    would start on a GPU, billed from the first minute. Default: false.
+    """
+    allow_docker_access: NotRequired[bool]
+    """Let spaces build and run Docker containers. Off: Docker in a space runs with privileges
+    beyond the notebook's and pulls images from outside the review path. Default: false.
+    """
+    domain_name: NotRequired[str]
+    """Physical domain name (letters, digits, hyphens; at most 63). Default:
+    '<project>-<stack>-<name>', shortened to fit.
+    """
+    allow_destroy_with_data: NotRequired[bool]
+    """Let `pulumi destroy` delete the home EFS volume (retention 'Delete'), the domain and its
+    KMS key. Off: the volume is retained when the domain goes, and the domain and key are
+    retained (and protected in prod). Default: false.
+    """
+
+
+class AwsModelVersionStandby(enum.StrEnum):
+    WARM = "warm"
+    ZERO = "zero"
+
+
+class AwsModelVersion(TypedDict):
+    """One deployable model version: its traffic share, its bounds and who approved it."""
+
+    version: str
+    """The version as stored in the models bucket, under s3://<bucket>/<modelName>/<version>/
+    (S7). Explicit: 'latest', 'current' and 'stable' are refused, because they name whatever
+    is newest.
+    """
+    weight: int
+    """Share of traffic in per cent; the weights of all versions sum to 100. 0 keeps the
+    version deployable without traffic (S6): rollback is a weight change.
+    """
+    min_nodes: NotRequired[int]
+    """Nodes kept while the version takes traffic; default: the tier's minNodes. At least 1:
+    request-count scaling cannot start a group from zero.
+    """
+    max_nodes: NotRequired[int]
+    """Most nodes of this version (its cost cap); default: the tier's maxNodes."""
+    standby: NotRequired[AwsModelVersionStandby]
+    """At weight 0: 'warm' (default) keeps one node loaded, so a rollback takes seconds; 'zero'
+    keeps none, so it costs nothing and a rollback waits for a node to boot and load the
+    model. Default: "warm".
+    """
+    approved_by: NotRequired[str]
+    """Who approved this version for production (G3), e.g. an email or a ticket. Required for
+    every version when governance.environment is prod.
+    """
+    instance_type: NotRequired[str]
+    """GPU instance type for this version; default: the tier's."""
+
+
+class AwsInferenceTierRuntime(enum.StrEnum):
+    VLLM = "vllm"
+    TRITON = "triton"
+    TENSORRT_LLM = "tensorrt-llm"
+
+
+class AwsInferenceTierRequestLogging(enum.StrEnum):
+    NONE = "none"
+    METADATA = "metadata"
+    FULL = "full"
+
+
+class AwsInferenceTierLogDataClassification(enum.StrEnum):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    CONFIDENTIAL = "confidential"
+    RESTRICTED = "restricted"
+
+
+class AwsInferenceTierFallback(enum.StrEnum):
+    ERROR = "error"
+    PREVIOUS_VERSION = "previous_version"
+
+
+class GatewayConfigFallback(enum.StrEnum):
+    ERROR = "error"
+    PREVIOUS_VERSION = "previous_version"
+
+
+class GatewayConfig(TypedDict):
+    """The nginx inference front that sits before one model server (S3, S4, G5)."""
+
+    listen_address: NotRequired[str]
+    """Address nginx listens on: an IPv4 address, a bracketed IPv6 address or '*'. Use
+    127.0.0.1 when another proxy or load balancer runs on the node. Default: "0.0.0.0".
+    """
+    listen_port: NotRequired[int]
+    """Port clients connect to. Default: 8080."""
+    upstream: NotRequired[str]
+    """host:port of the model server (vLLM, Triton) this gateway fronts. Default:
+    "127.0.0.1:8000".
+    """
+    rate_limit_per_second: NotRequired[int]
+    """Sustained requests per second allowed per client (S3). The client is the value of
+    `client_key_header` when the request carries it, else its address. Requests over the
+    limit get 429 with a JSON error and Retry-After. Cache hits count too: the limit is
+    checked before the cache. Default: 10.
+    """
+    rate_limit_burst: NotRequired[int]
+    """Requests a client may make above the sustained rate at once, served without delay,
+    before 429s start (nginx `limit_req burst=... nodelay`). Default: 20.
+    """
+    client_key_header: NotRequired[str]
+    """Request header that identifies a client (its API key). OpenAI-style clients send
+    'Authorization: Bearer <key>'; use e.g. 'X-API-Key' if yours differ. The gateway does
+    not validate keys, the model server does: a client can mint fresh keys to get fresh rate
+    budgets, which only buys it 401s from a model server that checks keys. Default:
+    "Authorization".
+    """
+    max_concurrent_upstream: NotRequired[int]
+    """Most requests in flight to the model server at once, across all nginx workers (S3).
+    Requests beyond it are refused at once with 503, a JSON error and Retry-After: 1
+    (open-source nginx cannot queue them). Cache hits do not take a slot. Default: 32.
+    """
+    upstream_timeout_seconds: NotRequired[int]
+    """How long the model server may stay silent (between two reads or writes) before the
+    request fails over to the fallback. Long non-streamed generations need a generous value.
+    Default: 300.
+    """
+    upstream_connect_timeout_seconds: NotRequired[int]
+    """Connect timeout to the model server; it is on loopback or in the pod, so a slow connect
+    means it is down. Default: 2.
+    """
+    fallback: NotRequired[GatewayConfigFallback]
+    """When the model server refuses connections, times out or answers 502/503/504 (G5):
+    'error' answers 503 with a JSON error and Retry-After; 'previous_version' sends the
+    request to `previous_upstream` instead (its answers carry 'X-Aistack-Fallback:
+    previous_version' and are never cached), and answers the 503 only if that is down too.
+    Default: "error".
+    """
+    previous_upstream: NotRequired[str]
+    """host:port of the previous model version; required when fallback is 'previous_version',
+    refused otherwise.
+    """
+    unavailable_retry_after_seconds: NotRequired[int]
+    """Retry-After sent with the 503 when no model answers. Default: 10."""
+    cache_enabled: NotRequired[bool]
+    """Answer repeated identical requests from a disk cache (S4). The key is method, URI, the
+    client key (see cache_per_client) and the full request body; nginx stores its MD5 as the
+    file name. Only 200 answers are stored; answers the model marks no-store/private or that
+    set cookies are not; streamed (text/event-stream) answers pass through unbuffered and
+    are not stored; requests with 'Cache-Control: no-cache' skip the lookup. Responses carry
+    X-Cache-Status (HIT, MISS, BYPASS, EXPIRED...). Note that a cached answer to a sampled
+    (temperature > 0) request is replayed verbatim within the TTL. Default: true.
+    """
+    cache_ttl_seconds: NotRequired[int]
+    """How long a stored answer is served, and kept on disk. Default: 300."""
+    cache_max_size_mb: NotRequired[int]
+    """Disk the cache may use; least recently used goes first. Default: 1024."""
+    cache_per_client: NotRequired[bool]
+    """Put the client key header in the cache key, so a client is only served answers to its
+    own requests. Keep it on unless every client is trusted: a shared cache serves a stored
+    answer to anyone who sends the same body, without the model server ever checking their
+    key. Cache files hold the key text (and the body), so cache_dir is as sensitive as the
+    keys and the prompts. Default: true.
+    """
+    cache_lock: NotRequired[bool]
+    """While a request fills a cache entry, identical requests wait for it instead of reaching
+    the model too (nginx re-checks every 500 ms, so they wait up to 0.5 s longer than the
+    first). Worth it for generation, which takes seconds; turn it off for models that answer
+    in milliseconds (embeddings). Default: true.
+    """
+    cache_max_body_kb: NotRequired[int]
+    """Largest request body that is cached, in KiB (at most 40: nginx stores the key, which
+    holds the body, in a cache file header limited to 64 KiB). It is also the gateway's
+    in-memory body buffer. Larger requests skip the cache (BYPASS) and always reach the
+    model; nginx spools their bodies to temp_dir. Default: 32.
+    """
+    max_body_kb: NotRequired[int]
+    """Largest request body accepted at all, in KiB; larger ones get 413. Default: 1024."""
+    health_path: NotRequired[str]
+    """Path nginx answers with 200 itself (liveness of the gateway, not of the model); not rate
+    limited. Default: "/healthz".
+    """
+    status_path: NotRequired[str]
+    """Path of nginx stub_status (connection counters), answered only to loopback clients
+    (127.0.0.1, ::1); 403 for everyone else. Default: "/nginx_status".
+    """
+    worker_processes: NotRequired[Any]
+    """nginx worker processes; 'auto' is one per CPU. Default: "auto"."""
+    worker_connections: NotRequired[int]
+    """Connections per worker. Each proxied request uses up to four (client, internal hop both
+    ends, model server). Default: 4096.
+    """
+    worker_user: NotRequired[str]
+    """OS user (optionally 'user group') the workers run as when nginx starts as root; None
+    keeps nginx's build default (nobody). Ignored, with a warning, when nginx does not start
+    as root (e.g. as a Kubernetes sidecar).
+    """
+    run_dir: NotRequired[str]
+    """Directory of the pid file and the internal unix socket of the concurrency limiter. Must
+    exist; workers must be able to traverse it. Default: "/run/aistack-gateway".
+    """
+    temp_dir: NotRequired[str]
+    """Parent of nginx's temp directories (spooled bodies and responses). Must exist; nginx
+    creates the subdirectories. Default: "/var/lib/aistack-gateway/tmp".
+    """
+    cache_dir: NotRequired[str]
+    """Cache directory; nginx creates it if its parent exists. Holds prompts, answers and (with
+    cache_per_client) client keys: keep it on a memory-backed (tmpfs; Kubernetes emptyDir
+    medium Memory) or encrypted volume. Memory is also faster: every stored answer is a new
+    file, which on a VM's ext4 disk added 3 ms (one request at a time) to 7 ms (eight at
+    once) to each miss, against under 0.5 ms on tmpfs. Default:
+    "/var/cache/aistack-gateway".
+    """
+    log_dir: NotRequired[str]
+    """Directory of access.log (one JSON object per request; no bodies, no keys) and error.log.
+    None logs to stdout/stderr, for containers. Default: "/var/log/aistack-gateway".
+    """
+
+
+class AwsModelQualityAlarmAlarmWhen(enum.StrEnum):
+    BELOW = "below"
+    ABOVE = "above"
+
+
+class AwsModelQualityAlarmStatistic(enum.StrEnum):
+    AVERAGE = "Average"
+    MINIMUM = "Minimum"
+    MAXIMUM = "Maximum"
+    SUM = "Sum"
+    SAMPLE_COUNT = "SampleCount"
+
+
+class AwsModelQualityAlarmTreatMissingData(enum.StrEnum):
+    BREACHING = "breaching"
+    NOT_BREACHING = "notBreaching"
+    MISSING = "missing"
+    IGNORE = "ignore"
+
+
+class AwsModelQualityAlarm(TypedDict):
+    """The model-quality metric the serving code publishes, and when it alarms (G4)."""
+
+    threshold: float
+    """Alarm threshold of the metric. Required: only the team knows what a bad score is for its
+    model.
+    """
+    metric_name: NotRequired[str]
+    """Metric published in the tier's namespace aistack/<stack>/<name> with the dimension
+    ModelVersion=<version>. Default: "model_quality_score".
+    """
+    alarm_when: NotRequired[AwsModelQualityAlarmAlarmWhen]
+    """'below' for scores (accuracy, win rate), 'above' for drift or error measures. Default:
+    "below".
+    """
+    statistic: NotRequired[AwsModelQualityAlarmStatistic]
+    """How the period's values are combined. Default: "Average"."""
+    period_minutes: NotRequired[int]
+    """Length of one evaluation period (max a day). Default: 60."""
+    evaluation_periods: NotRequired[int]
+    """Periods in a row beyond the threshold before it alarms. Default: 3."""
+    treat_missing_data: NotRequired[AwsModelQualityAlarmTreatMissingData]
+    """A version taking traffic whose quality nobody publishes is not monitored, so by default
+    silence alarms too. Publish at least once per period. Default: "breaching".
+    """
+
+
+class AwsServingMachineImage(TypedDict):
+    """The nodes' AMI: pinned by id, or resolved from a public SSM parameter at deploy time."""
+
+    ami_id: NotRequired[str]
+    """Pinned image id (preferred, E1)."""
+    ssm_parameter: NotRequired[str]
+    """Parameter resolved on each `pulumi up` when amiId is unset; default: the Deep Learning
+    Base AMI (Ubuntu 22.04) with driver, docker and the NVIDIA container toolkit. Default: "
+    /aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-
+    id".
+    """
+    root_device_name: NotRequired[str]
+    """Root device of the AMI (/dev/sda1 on Ubuntu, /dev/xvda on Amazon Linux). Default:
+    "/dev/sda1".
+    """
+
+
+class AwsInferenceTierArgs(TypedDict):
+    """The inputs of AwsInferenceTier: its configuration, validated into
+    aistack.aws._inference_args.InferenceTierArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the tier: the network's and the models bucket's, inside
+    governance.allowed_regions (C4).
+    """
+    model_name: str
+    """The model's prefix in the models bucket; also the name the runtime serves it under."""
+    versions: list[AwsModelVersion]
+    """Every deployable version with its traffic weight (S6, S7); at most 5, weights summing to
+    100.
+    """
+    image: str
+    """Model server image by digest (E1, S2): repo@sha256:<64 hex>. With the network's default
+    egress (no internet), it must come from ECR; grant the inference role pull access
+    (ContainerRegistry.grant_pull).
+    """
+    runtime: NotRequired[AwsInferenceTierRuntime]
+    """The optimised runtime in the image (S2): how it is started and which health path it
+    answers. vLLM (default) serves an OpenAI-compatible API. Default: "vllm".
+    """
+    runtime_args: NotRequired[list[str]]
+    """Extra arguments for the runtime, after the ones aistack sets (model path, port, tensor
+    parallelism), e.g. ['--max-model-len', '8192']. Default: [].
+    """
+    instance_type: str
+    """GPU instance type from the aistack catalog, offered in the region and in the network's
+    inference zones (C2). Required.
+    """
+    max_nodes: int
+    """Most nodes per version: the cost cap (S3). Required, no default."""
+    min_nodes: NotRequired[int]
+    """Nodes kept per version taking traffic; default 1 (request-count scaling cannot start
+    from zero). Default: 1.
+    """
+    target_requests_per_node_per_minute: NotRequired[int]
+    """Target tracking goal: requests a node takes per minute before the group adds one (S3).
+    Default 60; measure your model and set it. Default: 60.
+    """
+    request_logging: AwsInferenceTierRequestLogging
+    """What the gateway logs per request (G2), required with no default: 'none'; 'metadata'
+    (time, client address, path, status, latencies, cache status: no bodies, no keys);
+    'full' (metadata plus the request body, i.e. prompts; needs logDataClassification and
+    logRetentionDays). Answers are never logged.
+    """
+    log_data_classification: NotRequired[AwsInferenceTierLogDataClassification]
+    """Highest classification of what the logs hold; required with requestLogging 'full' (G2)."""
+    log_retention_days: NotRequired[int]
+    """Days the tier's logs are kept; required with requestLogging 'full'. Default 30
+    otherwise. A CloudWatch retention value.
+    """
+    fallback: NotRequired[AwsInferenceTierFallback]
+    """What a node answers while its model server is down (G5): 'error' (default) is a JSON 503
+    with Retry-After, while the node is replaced. 'previous_version' is refused on AWS; see
+    docs/components/inference-tier.md. Default: "error".
+    """
+    gateway: NotRequired[GatewayConfig]
+    """The nginx gateway on every node (rate limit, concurrency cap, cache); its listen port is
+    the network's gateway port, and the tier sets its fallback. Default: its own defaults.
+    """
+    gateway_image: NotRequired[str]
+    """nginx image by digest to run the gateway from (e.g. mirrored to ECR). Required unless
+    machineImage.amiId pins an image that already has nginx: private nodes cannot reach a
+    package mirror to install it, and a node that cannot start its gateway is replaced
+    forever.
+    """
+    public: NotRequired[bool]
+    """Internet-facing load balancer; needs a network with public_endpoint. Off: internal,
+    reachable from the VPC and what is peered to it. Default: false.
+    """
+    certificate_arn: NotRequired[str]
+    """ACM certificate for HTTPS on 443 (TLS 1.3/1.2 policy); HTTP then only redirects. Without
+    one the load balancer speaks plain HTTP on 80.
+    """
+    allow_plaintext_http: NotRequired[bool]
+    """Allow a public load balancer without a certificate. Off: prompts and answers never cross
+    the internet unencrypted. Default: false.
+    """
+    waf_rate_limit: NotRequired[int]
+    """Requests one client IP may send in 5 minutes before WAF blocks it with 429 (S3). Default
+    2000 (about 7 per second): far above one user, far below a flood. Default: 2000.
+    """
+    waf_count_only_rules: NotRequired[list[str]]
+    """Rules of AWSManagedRulesCommonRuleSet that only count instead of block. Default:
+    SizeRestrictions_BODY, which blocks every body over 8 KB, i.e. every long prompt. Add
+    e.g. CrossSiteScripting_BODY if prompts carry code. Default: ["SizeRestrictions_BODY"].
+    """
+    waf_log_all_requests: NotRequired[bool]
+    """Log every request WAF sees. Off: only blocked and counted ones (cost, and fewer copies
+    of request metadata). Default: false.
+    """
+    waf_log_retention_days: NotRequired[int]
+    """Days WAF logs are kept. Default: 90."""
+    latency_slo_ms: int
+    """p99 latency objective; the latency alarm fires above it (S5). Required: generation
+    latency depends on the model and output length.
+    """
+    error_rate_percent: NotRequired[float]
+    """5xx share of requests that alarms (S5). Default 1%. Default: 1.0."""
+    quality: AwsModelQualityAlarm
+    """The model-quality alarm (G4); required, with its threshold."""
+    alarm_topic_arn: NotRequired[pulumi.Input[str]]
+    """SNS topic for alarm and recovery notifications."""
+    machine_image: NotRequired[AwsServingMachineImage]
+    """The nodes' AMI; default: the Deep Learning Base AMI, resolved at deploy time. Default:
+    its own defaults.
+    """
+    root_volume_gb: NotRequired[int]
+    """Encrypted gp3 root volume: images are large, and without NVMe the model is copied here
+    too. Default: 200.
+    """
+    boot_timeout_minutes: NotRequired[int]
+    """How long a new node may take to copy the model, pull the images and answer; past it the
+    group replaces the node. At most 120 (lifecycle hook limit). Default: 45.
+    """
+    allow_destroy_logs: NotRequired[bool]
+    """Let `pulumi destroy` delete the log groups and their keys. Default: false."""
+    vpc_id: pulumi.Input[str]
+    """The network's vpcId."""
+    subnet_ids: pulumi.Input[list[str]]
+    """The network's inferenceSubnetIds: where nodes run."""
+    security_group_id: pulumi.Input[str]
+    """The network's inferenceSecurityGroupId: the nodes' security group."""
+    alb_subnet_ids: pulumi.Input[list[str]]
+    """The network's albSubnetIds (public ones when the network has publicEndpoint)."""
+    alb_security_group_id: pulumi.Input[str]
+    """The network's albSecurityGroupId."""
+    vpc_cidr_block: str
+    """The network's cidrBlock (plain: it is written into the gateway's configuration): the
+    only sources whose X-Forwarded-For the gateway trusts. Only the load balancer reaches
+    the nodes.
+    """
+    instance_role_arn: pulumi.Input[str]
+    """The role the nodes run as (AwsWorkloadIdentity roleArns["inference"])."""
+    instance_profile_arn: pulumi.Input[str]
+    """Its instance profile (AwsWorkloadIdentity instanceProfileArns["inference"])."""
+    models_bucket_name: pulumi.Input[str]
+    """The models bucket's bucketName (an AwsDatasetBucket of kind models in the same region).
+    Nodes read <modelName>/ from it, nothing else.
+    """
+    models_bucket_arn: pulumi.Input[str]
+    """The models bucket's bucketArn."""
+    models_kms_key_arn: pulumi.Input[str]
+    """The models bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""

@@ -1,0 +1,19 @@
+"""The component package's modules on the path, as Pulumi's python runtime puts them when
+it runs components/ (the directory first on sys.path), and one provider per session."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+COMPONENTS_DIR = Path(__file__).resolve().parents[2] / "components"
+if str(COMPONENTS_DIR) not in sys.path:
+    sys.path.insert(0, str(COMPONENTS_DIR))
+
+
+@pytest.fixture(scope="session")
+def provider():
+    from aistack_components.adapters import COMPONENTS, PACKAGE, VERSION
+    from pulumi.provider.experimental.component import ComponentProvider
+
+    return ComponentProvider(COMPONENTS, PACKAGE, version=VERSION)

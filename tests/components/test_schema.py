@@ -1,0 +1,130 @@
+"""The package schema: inferred offline, checked in, and faithful to the pydantic Args."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from aistack_components import codegen
+from pydantic.alias_generators import to_camel
+
+from tests.components.conftest import COMPONENTS_DIR
+
+TOKENS = [f"aistack:index:{name}" for name in codegen.CONFIGS]
+#: Inputs that wire one component to another (ids and ARNs): never plain, so a TypeScript
+#: or Go caller can pass another component's Output.
+WIRING = {
+    "AwsDatasetBucket": {"accessLogsBucketName"},
+    "AwsTrainingPool": {
+        "alarmTopicArn",
+        "subnetIds",
+        "securityGroupId",
+        "instanceRoleArn",
+        "instanceProfileArn",
+        "jobRoleArn",
+        "datasetBucketName",
+        "datasetBucketArn",
+        "datasetKmsKeyArn",
+        "checkpointsBucketName",
+        "checkpointsBucketArn",
+        "checkpointsKmsKeyArn",
+    },
+    "AwsNotebook": {"vpcId", "subnetIds", "securityGroupIds", "executionRoleArn", "kmsKeyId"},
+    "AwsInferenceTier": {
+        "alarmTopicArn",
+        "vpcId",
+        "subnetIds",
+        "securityGroupId",
+        "albSubnetIds",
+        "albSecurityGroupId",
+        "instanceRoleArn",
+        "instanceProfileArn",
+        "modelsBucketName",
+        "modelsBucketArn",
+        "modelsKmsKeyArn",
+    },
+}
+#: Wiring the component needs while it builds (written into a node's configuration): plain.
+PLAIN_WIRING = {"AwsInferenceTier": {"vpcCidrBlock"}}
+
+
+@pytest.fixture(scope="module")
+def schema(provider):
+    return json.loads(provider.schema)
+
+
+def test_checked_in_schema_is_the_one_the_adapters_infer():
+    assert (COMPONENTS_DIR / "schema.json").read_text() == codegen.render_schema(), (
+        "components/schema.json is stale: run `make schema`"
+    )
+
+
+def test_generated_typeddicts_match_the_pydantic_args():
+    assert codegen.ARGS_FILE.read_text() == codegen.render_args(), (
+        "components/aistack_components/args.py differs from the Args: run `make schema`"
+    )
+
+
+def test_every_component_is_exported_under_its_python_token(schema):
+    assert sorted(schema["resources"]) == sorted(TOKENS)
+    assert schema["dependencies"] == []  # no resource references to pulumi-aws's schema
+
+
+@pytest.mark.parametrize("name", list(codegen.CONFIGS))
+def test_required_inputs_are_the_args_required_fields(schema, name):
+    resource = schema["resources"][f"aistack:index:{name}"]
+    model = codegen.args_model(name)
+    required = {to_camel(field) for field, info in model.model_fields.items() if info.is_required()}
+    fields = {to_camel(field) for field in model.model_fields}
+    extra_wiring = (WIRING.get(name, set()) | PLAIN_WIRING.get(name, set())) - fields
+    assert set(resource["requiredInputs"]) - extra_wiring == required
+    # Every Args field is an input, none more except the wiring.
+    assert set(resource["inputProperties"]) - extra_wiring == fields
+
+
+@pytest.mark.parametrize("name", list(codegen.CONFIGS))
+def test_configuration_is_plain_and_wiring_takes_outputs(schema, name):
+    inputs = schema["resources"][f"aistack:index:{name}"]["inputProperties"]
+    wiring = WIRING.get(name, set())
+    for key, spec in inputs.items():
+        if key in wiring:
+            # A list of ids: the list, or each of its items, may be an Output.
+            assert not (spec.get("plain") and spec.get("items", {}).get("plain")), key
+        else:
+            assert spec.get("plain") is True, key
+
+
+def test_choices_are_enums_with_the_literal_values(schema):
+    kind = schema["types"]["aistack:index:AwsDatasetBucketKind"]
+    assert [v["value"] for v in kind["enum"]] == ["dataset", "checkpoints", "models", "logs"]
+    bucket = schema["resources"]["aistack:index:AwsDatasetBucket"]["inputProperties"]
+    assert bucket["kind"]["$ref"] == "#/types/aistack:index:AwsDatasetBucketKind"
+    scheduler = schema["types"]["aistack:index:AwsTrainingPoolScheduler"]
+    assert {v["value"] for v in scheduler["enum"]} == {"batch", "asg"}
+
+
+def test_defaults_are_documented_since_the_schema_cannot_carry_pydantic_ones(schema):
+    pool = schema["resources"]["aistack:index:AwsTrainingPool"]["inputProperties"]
+    assert "Default: 30." in pool["idleMinutes"]["description"]
+    assert (
+        "idleMinutes" not in schema["resources"]["aistack:index:AwsTrainingPool"]["requiredInputs"]
+    )
+
+
+def test_outputs_are_outputs_only(schema):
+    pool = schema["resources"]["aistack:index:AwsTrainingPool"]["properties"]
+    assert pool["jobQueueArn"] == {"type": "string"}
+    network = schema["resources"]["aistack:index:AwsNetwork"]["properties"]
+    assert network["trainingSubnetIds"]["type"] == "array"
+
+
+def test_importing_the_host_starts_no_server():
+    # Pulumi's analyzer imports the plugin's modules; only `python components/` serves.
+    done = subprocess.run(
+        [sys.executable, "-c", "import runpy; runpy.run_path('__main__.py')"],
+        cwd=COMPONENTS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
