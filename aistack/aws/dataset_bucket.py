@@ -581,53 +581,15 @@ class DatasetBucket(pulumi.ComponentResource):
         kms_actions: tuple[str, ...],
         name: str | None,
     ) -> aws.iam.RolePolicy:
-        prefix = prefix.strip("/")
-        objects = pulumi.Output.concat(self.bucket.arn, "/", f"{prefix}/*" if prefix else "*")
-        bucket_actions = list(
-            _perms.S3_LIST + _perms.S3_LIST_UPLOADS if verb == "write" else _perms.S3_LIST
+        statements = grant_statements(
+            self.bucket.arn,
+            verb,
+            prefix,
+            object_actions,
+            kms_actions,
+            kms_key_arn=self.kms_key_arn,
+            region=self.region,
         )
-        list_statement: dict[str, object] = {
-            "Sid": "List",
-            "Effect": "Allow",
-            "Action": bucket_actions,
-            "Resource": self.bucket.arn,
-        }
-        statements: list[object] = [list_statement]
-        if prefix:
-            # s3:prefix applies to ListBucket alone: in a statement conditioned on it,
-            # GetBucketLocation and ListBucketMultipartUploads would never be granted (IAM
-            # Service Authorization Reference, Amazon S3: condition keys per action).
-            list_statement["Action"] = [SCOPED_LIST_ACTION]
-            list_statement["Condition"] = {"StringLike": {"s3:prefix": [f"{prefix}/*", prefix]}}
-            statements.append(
-                {
-                    "Sid": "Bucket",
-                    "Effect": "Allow",
-                    "Action": [a for a in bucket_actions if a != SCOPED_LIST_ACTION],
-                    "Resource": self.bucket.arn,
-                }
-            )
-        statements += [
-            {
-                "Sid": "Objects",
-                "Effect": "Allow",
-                "Action": list(object_actions),
-                "Resource": objects,
-            },
-        ]
-        if self.kms_key_arn is not None:
-            statements.append(
-                {
-                    "Sid": "Key",
-                    "Effect": "Allow",
-                    "Action": list(kms_actions),
-                    "Resource": self.kms_key_arn,
-                    # Only when S3 uses the key on this role's behalf, in this region.
-                    "Condition": {
-                        "StringEquals": {"kms:ViaService": f"s3.{self.region}.amazonaws.com"}
-                    },
-                }
-            )
         role_key = name or role._name  # noqa: SLF001 - the role's logical name keys the grant
         return aws.iam.RolePolicy(
             f"{self._name}-{verb}-{role_key}",
@@ -635,3 +597,58 @@ class DatasetBucket(pulumi.ComponentResource):
             policy=policy_output(*statements),
             opts=child_opts(self),
         )
+
+
+def grant_statements(
+    bucket_arn: pulumi.Input[str],
+    verb: str,
+    prefix: str,
+    object_actions: tuple[str, ...],
+    kms_actions: tuple[str, ...],
+    *,
+    kms_key_arn: pulumi.Input[str] | None,
+    region: str,
+) -> list[object]:
+    """The statements of a read or write grant on a bucket (and its key), optionally scoped to
+    `prefix`. Shared with the multi-language adapters, which know the bucket by ARN only."""
+    prefix = prefix.strip("/")
+    objects = pulumi.Output.concat(bucket_arn, "/", f"{prefix}/*" if prefix else "*")
+    bucket_actions = list(
+        _perms.S3_LIST + _perms.S3_LIST_UPLOADS if verb == "write" else _perms.S3_LIST
+    )
+    list_statement: dict[str, object] = {
+        "Sid": "List",
+        "Effect": "Allow",
+        "Action": bucket_actions,
+        "Resource": bucket_arn,
+    }
+    statements: list[object] = [list_statement]
+    if prefix:
+        # s3:prefix applies to ListBucket alone: in a statement conditioned on it,
+        # GetBucketLocation and ListBucketMultipartUploads would never be granted (IAM
+        # Service Authorization Reference, Amazon S3: condition keys per action).
+        list_statement["Action"] = [SCOPED_LIST_ACTION]
+        list_statement["Condition"] = {"StringLike": {"s3:prefix": [f"{prefix}/*", prefix]}}
+        statements.append(
+            {
+                "Sid": "Bucket",
+                "Effect": "Allow",
+                "Action": [a for a in bucket_actions if a != SCOPED_LIST_ACTION],
+                "Resource": bucket_arn,
+            }
+        )
+    statements.append(
+        {"Sid": "Objects", "Effect": "Allow", "Action": list(object_actions), "Resource": objects}
+    )
+    if kms_key_arn is not None:
+        statements.append(
+            {
+                "Sid": "Key",
+                "Effect": "Allow",
+                "Action": list(kms_actions),
+                "Resource": kms_key_arn,
+                # Only when S3 uses the key on this role's behalf, in this region.
+                "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}},
+            }
+        )
+    return statements

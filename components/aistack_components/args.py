@@ -17,6 +17,7 @@ class AwsDatasetBucketKind(enum.StrEnum):
     CHECKPOINTS = "checkpoints"
     MODELS = "models"
     LOGS = "logs"
+    AUDIT = "audit"
 
 
 class GovernanceEnvironment(enum.StrEnum):
@@ -91,7 +92,9 @@ class AwsDatasetBucketArgs(TypedDict):
     """
 
     kind: AwsDatasetBucketKind
-    """dataset, checkpoints, models or logs: sets lifecycle."""
+    """dataset, checkpoints, models, logs or audit (CloudTrail log files, for aws.AuditTrail):
+    sets lifecycle and, for logs and audit, which AWS services may write.
+    """
     region: str
     """Region of the bucket; must be the compute's region (D2) and in
     governance.allowed_regions (C4). Explicit: never the provider's default.
@@ -365,6 +368,11 @@ class AwsQuotaNeed(TypedDict):
     """'spot' or 'on-demand'. Required, no default: the market selects a different quota, and
     guessing it would file the wrong request.
     """
+    surge_nodes: NotRequired[int]
+    """Nodes the pool may run above maxNodes for a while (an instance refresh that launches
+    replacements first). Default 0; aws.InferenceTier reports its refresh surge itself.
+    Default: 0.
+    """
 
 
 class AwsGpuQuotaArgs(TypedDict):
@@ -384,11 +392,18 @@ class AwsGpuQuotaArgs(TypedDict):
     none, for stacks that pass pool components as `pools=`; at least one need is required
     across both. Default: [].
     """
+    headroom_instances_per_pool: NotRequired[int]
+    """Instances of its largest type added per pool, on top of its maximum and its surge.
+    Default 1: AWS Batch (BEST_FIT_PROGRESSIVE and the SPOT_*_OPTIMIZED strategies) may
+    exceed maxvCpus by one instance, and Auto Scaling exceeds its maximum by one instance
+    (or 10 %) while it rebalances zones; at the exact maximum that launch fails on the
+    quota. 0 requests the maxima exactly. Default: 1.
+    """
     headroom_percent: NotRequired[float]
     """Extra quota on top of the pools' maximum, in percent (20 means 20%), rounded up to whole
-    instances of the smallest type in that quota. Default 0: the pools' maximum is exactly
-    what they can use; add headroom for instances launched beside the running ones
-    (replacements, rolling updates, ad-hoc runs). Default: 0.
+    instances of the smallest type in that quota. Default 0: the per-pool headroom and the
+    pools' surge already cover what AWS launches above the maxima; add a percentage for
+    capacity outside the pools (ad-hoc runs). Default: 0.
     """
     floors: NotRequired[dict[str, int]]
     """Minimum vCPUs to request per quota code, e.g. {'L-7212CCBC': 384}. Default: none. Set a
@@ -1089,11 +1104,20 @@ class AwsInferenceTierArgs(TypedDict):
     """
     certificate_arn: NotRequired[str]
     """ACM certificate for HTTPS on 443 (TLS 1.3/1.2 policy); HTTP then only redirects. Without
-    one the load balancer speaks plain HTTP on 80.
+    one the load balancer speaks plain HTTP on 80. Required for a public load balancer, and
+    when governance.data_classification is confidential or restricted, unless
+    allow_plaintext_http.
     """
     allow_plaintext_http: NotRequired[bool]
-    """Allow a public load balancer without a certificate. Off: prompts and answers never cross
-    the internet unencrypted. Default: false.
+    """Allow plain HTTP without a certificate where one is required: on a public load balancer,
+    or for confidential or restricted data on an internal one. Off: prompts and answers with
+    such data never travel unencrypted. Default: false.
+    """
+    allow_container_metadata_access: NotRequired[bool]
+    """Let the serving containers reach the instance metadata service (hop limit 2) and with it
+    the inference role. Off: the model server, third-party code, gets no AWS credentials;
+    the host's scripts pull the image and sync the model. Turn on only for a runtime that
+    calls AWS itself. Default: false.
     """
     waf_rate_limit: NotRequired[int]
     """Requests one client IP may send in 5 minutes before WAF blocks it with 429 (S3). Default

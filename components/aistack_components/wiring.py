@@ -14,6 +14,7 @@ import pulumi_aws as aws
 
 from aistack.aws import _perms
 from aistack.aws._base import policy_output
+from aistack.aws.dataset_bucket import grant_statements
 
 __all__ = ["BucketRef", "IdentityArns", "NetworkIds"]
 
@@ -138,41 +139,16 @@ class BucketRef:
         kms_actions: tuple[str, ...],
         name: str,
     ) -> aws.iam.RolePolicy:
-        # The statements of aistack.aws.dataset_bucket.DatasetBucket._grant, which needs the
-        # bucket component itself; the graph comparison test fails if the two drift apart.
-        prefix = prefix.strip("/")
-        arn = self.bucket.arn
-        list_statement: dict[str, object] = {
-            "Sid": "List",
-            "Effect": "Allow",
-            "Action": list(_perms.S3_LIST + _perms.S3_LIST_UPLOADS)
-            if verb == "write"
-            else list(_perms.S3_LIST),
-            "Resource": arn,
-        }
-        if prefix:
-            list_statement["Condition"] = {"StringLike": {"s3:prefix": [f"{prefix}/*", prefix]}}
-        statements: list[object] = [
-            list_statement,
-            {
-                "Sid": "Objects",
-                "Effect": "Allow",
-                "Action": list(object_actions),
-                "Resource": pulumi.Output.concat(arn, "/", f"{prefix}/*" if prefix else "*"),
-            },
-        ]
-        if self.kms_key_arn is not None:
-            statements.append(
-                {
-                    "Sid": "Key",
-                    "Effect": "Allow",
-                    "Action": list(kms_actions),
-                    "Resource": self.kms_key_arn,
-                    "Condition": {
-                        "StringEquals": {"kms:ViaService": f"s3.{self.region}.amazonaws.com"}
-                    },
-                }
-            )
+        # The same statements DatasetBucket writes, from the bucket's ARN.
+        statements = grant_statements(
+            self.bucket.arn,
+            verb,
+            prefix,
+            object_actions,
+            kms_actions,
+            kms_key_arn=self.kms_key_arn,
+            region=self.region,
+        )
         return aws.iam.RolePolicy(
             f"{name}-{verb}-{self.label}",
             role=role.id,
