@@ -1,0 +1,290 @@
+"""The simulated cloud's Google Cloud answers: ids, self-links and invokes in GCP's formats.
+
+`SimulatedCloud` (aistack.engine.cloud) hands every `gcp:` registration and the GCP invokes
+here. Formats follow the Google APIs the provider calls (each cited where it is built), so
+rules and scanners see what a real `pulumi up` records:
+
+- a bucket's id is its name, its `url` is `gs://<name>`, its `selfLink` is the JSON API's
+  `https://www.googleapis.com/storage/v1/b/<name>`, and its `location` comes back
+  UPPERCASE ("EUROPE-WEST4"), as the Storage API returns it;
+- `deletionPolicy` reads back "DELETE" when the program left it unset (pulumi-gcp 10's
+  provider-side default): a rule can tell an explicit "PREVENT" from the default;
+- a bucket name GCS would refuse fails the registration, as the API's 400 fails `up`.
+
+The contract with the components about API enablement (a resource whose API is not on
+yet fails on a fresh project) is `missing_api_dependencies`: every GCP resource inside an
+aistack component must depend on the `projects.Service` that enables its API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from pulumi.runtime import MockResourceArgs
+
+from aistack.errors import AistackError
+
+if TYPE_CHECKING:
+    from aistack.engine.cloud import SimulatedCloud
+    from aistack.engine.graph import Resource, StackGraph
+
+__all__ = [
+    "API_OF_MODULE",
+    "SimulatedGcpError",
+    "invokes",
+    "missing_api_dependencies",
+    "project_number",
+    "resource",
+]
+
+SERVICE = "gcp:projects/service:Service"
+
+#: The API a resource's module needs enabled on the project (Service Usage names).
+API_OF_MODULE = {
+    "storage": "storage.googleapis.com",
+    "kms": "cloudkms.googleapis.com",
+    "serviceaccount": "iam.googleapis.com",
+    "iam": "iam.googleapis.com",
+    "compute": "compute.googleapis.com",
+    "container": "container.googleapis.com",
+    "pubsub": "pubsub.googleapis.com",
+    "monitoring": "monitoring.googleapis.com",
+    "logging": "logging.googleapis.com",
+    "artifactregistry": "artifactregistry.googleapis.com",
+    "cloudquota": "cloudquotas.googleapis.com",
+    "billing": "billingbudgets.googleapis.com",
+    "cloudfunctionsv2": "cloudfunctions.googleapis.com",
+}
+
+#: Resources that take pulumi-gcp 10's `deletion_policy` among those the simulation answers.
+_DELETION_POLICY = {
+    "gcp:storage/bucket:Bucket",
+    "gcp:storage/bucketObject:BucketObject",
+    "gcp:kms/cryptoKey:CryptoKey",
+    SERVICE,
+}
+
+#: GCS bucket naming (Cloud Storage docs, "Bucket naming requirements"): 3-63 characters
+#: of lowercase letters, digits, `-`, `_` and `.`, starting and ending with a letter or
+#: digit; no "goog" prefix and no "google" anywhere.
+_BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]")
+
+
+class SimulatedGcpError(AistackError):
+    """A registration Google Cloud would refuse."""
+
+
+def _digest(*parts: str, length: int = 17) -> str:
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:length]
+
+
+def project_number(project: str) -> str:
+    """A stable 12-digit project number for `project` (real numbers are 12 digits)."""
+    return str(10**11 + int(_digest("project-number", project, length=12), 16) % (9 * 10**11))
+
+
+def _physical_name(args: MockResourceArgs) -> str:
+    explicit = args.inputs.get("name")
+    if explicit:
+        return str(explicit)
+    # pulumi-gcp autonames `<logical name>-<7 hex>`.
+    return f"{args.name}-{_digest(args.typ, args.name, length=7)}"
+
+
+def _module_and_kind(token: str) -> tuple[str, str]:
+    _, module_path, kind = token.split(":", 2)
+    return module_path.split("/", 1)[0], kind
+
+
+def resource(
+    cloud: SimulatedCloud, args: MockResourceArgs, inputs: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The id and outputs GCP returns for one `gcp:` registration."""
+    project = cloud.gcp_project(inputs, args.provider)
+    region = cloud.gcp_region(inputs, args.provider)
+    module, kind = _module_and_kind(args.typ)
+    name = _physical_name(args)
+    out = dict(inputs)
+    out.setdefault("project", project)
+    if args.typ in _DELETION_POLICY:
+        out.setdefault("deletionPolicy", "DELETE")
+    if isinstance(inputs.get("labels"), dict):
+        default_labels = cloud.providers.get(args.provider or "", {}).get("defaultLabels") or {}
+        if not isinstance(default_labels, dict):
+            default_labels = {}
+        merged = {**default_labels, **inputs["labels"]}
+        out.setdefault("effectiveLabels", merged)
+        out.setdefault("pulumiLabels", merged)
+    typ = args.typ
+
+    if typ == "gcp:storage/bucket:Bucket":
+        _check_bucket_name(name, args.name)
+        location = str(inputs.get("location") or "US")
+        out.update(
+            name=name,
+            url=f"gs://{name}",
+            # Storage JSON API: bucket resource `selfLink`.
+            selfLink=f"https://www.googleapis.com/storage/v1/b/{name}",
+            location=location.upper(),
+            projectNumber=project_number(project),
+            storageClass=inputs.get("storageClass") or "STANDARD",
+        )
+        return name, out
+    if typ == "gcp:storage/bucketObject:BucketObject":
+        bucket = str(inputs.get("bucket", ""))
+        out.update(
+            name=name,
+            selfLink=f"https://www.googleapis.com/storage/v1/b/{bucket}/o/{quote(name, safe='')}",
+            mediaLink=(
+                f"https://storage.googleapis.com/download/storage/v1/b/{bucket}/o/"
+                f"{quote(name, safe='')}?alt=media"
+            ),
+            outputName=name,
+            generation=1,
+        )
+        return f"{bucket}-{name}", out
+    if typ == SERVICE:
+        # Terraform's google_project_service id: `<project>/<service>`.
+        resource_id = f"{project}/{inputs.get('service', '')}"
+        return resource_id, out
+    if typ == "gcp:kms/keyRing:KeyRing":
+        location = str(inputs.get("location") or region)
+        resource_id = f"projects/{project}/locations/{location}/keyRings/{name}"
+        out.update(name=name, location=location)
+        return resource_id, out
+    if typ == "gcp:kms/cryptoKey:CryptoKey":
+        resource_id = f"{inputs.get('keyRing', '')}/cryptoKeys/{name}"
+        out.update(name=name)
+        return resource_id, out
+    if kind.endswith("IAMMember") or kind.endswith("IAMBinding"):
+        # IAM member ids as the provider writes them: `<resource> <role> <member>`
+        # (plus the condition's title when there is one).
+        target = next(
+            (
+                str(inputs[key])
+                for key in ("cryptoKeyId", "bucket", "project", "serviceAccountId")
+                if inputs.get(key)
+            ),
+            project,
+        )
+        if kind.startswith("Bucket"):
+            target = f"b/{target}"
+        member = inputs.get("member") or ",".join(inputs.get("members") or [])
+        resource_id = " ".join(str(p) for p in (target, inputs.get("role", ""), member) if p)
+        condition = inputs.get("condition") or {}
+        if condition.get("title"):
+            resource_id += f" {condition['title']}"
+        out.setdefault("etag", f"BwY{_digest(resource_id, length=8)}=")
+        return resource_id, out
+
+    # Everything else: the generic `projects/<p>/<location>/<collection>/<name>` path.
+    if "zone" in inputs:
+        location = f"zones/{inputs['zone']}"
+    elif kind in ("Network", "Firewall"):
+        location = "global"
+    else:
+        location = f"regions/{region}"
+    collection = kind[0].lower() + kind[1:] + "s"
+    resource_id = f"projects/{project}/{location}/{collection}/{name}"
+    out.setdefault("name", name)
+    out.setdefault("selfLink", f"https://www.googleapis.com/{module}/v1/{resource_id}")
+    if module == "serviceaccount" and kind == "Account":
+        account_id = str(inputs.get("accountId", name))
+        email = f"{account_id}@{project}.iam.gserviceaccount.com"
+        resource_id = f"projects/{project}/serviceAccounts/{email}"
+        out.update(
+            email=email,
+            member=f"serviceAccount:{email}",
+            name=resource_id,
+            uniqueId=str(int(_digest(args.name, length=12), 16)),
+        )
+    out.setdefault("id", resource_id)
+    return resource_id, out
+
+
+def _check_bucket_name(name: str, logical: str) -> None:
+    if (
+        not _BUCKET_NAME.fullmatch(name)
+        or name.startswith("goog")
+        or "google" in name
+        or ".." in name
+    ):
+        raise SimulatedGcpError(
+            f"Google Cloud Storage refuses the bucket name {name!r} (resource {logical!r}): "
+            "names are 3-63 lowercase letters, digits, '-', '_' or '.', start and end with "
+            "a letter or digit, and contain no 'google' nor start with 'goog'."
+        )
+
+
+def invokes(
+    cloud: SimulatedCloud,
+) -> dict[str, Callable[[dict[str, Any], str], dict[str, Any]]]:
+    """The GCP invokes the simulated cloud answers, by token."""
+
+    def get_project(args: dict[str, Any], provider: str) -> dict[str, Any]:
+        project = str(args.get("projectId") or cloud.gcp_project(args, provider))
+        return {
+            "projectId": project,
+            "name": project,
+            "number": project_number(project),
+            "id": f"projects/{project}",
+            "labels": {},
+            "effectiveLabels": {},
+            "autoCreateNetwork": True,
+        }
+
+    def storage_service_agent(args: dict[str, Any], provider: str) -> dict[str, Any]:
+        # Cloud Storage docs, "Service agents": the project's Cloud Storage service agent
+        # is service-<PROJECT_NUMBER>@gs-project-accounts.iam.gserviceaccount.com.
+        project = cloud.gcp_project(args, provider)
+        email = f"service-{project_number(project)}@gs-project-accounts.iam.gserviceaccount.com"
+        return {
+            "emailAddress": email,
+            "member": f"serviceAccount:{email}",
+            "project": project,
+            "id": email,
+        }
+
+    return {
+        "gcp:organizations/getProject:getProject": get_project,
+        "gcp:storage/getProjectServiceAccount:getProjectServiceAccount": storage_service_agent,
+    }
+
+
+def _api_of(resource: Resource) -> str | None:
+    if not resource.type.startswith("gcp:") or resource.type == SERVICE:
+        return None
+    return API_OF_MODULE.get(_module_and_kind(resource.type)[0])
+
+
+def missing_api_dependencies(graph: StackGraph) -> list[tuple[Resource, str]]:
+    """GCP resources inside aistack components that do not wait for the `projects.Service`
+    enabling their API, with that API. On a fresh project each would fail its first `up`
+    (services enable asynchronously: pulumi/pulumi#12163, terraform-provider-google#11020)."""
+    enabled_by = {r.urn: str(r.inputs.get("service", "")) for r in graph.of_type(SERVICE)}
+    found: list[tuple[Resource, str]] = []
+    for res in graph.resources:
+        api = _api_of(res)
+        if api is None or not any(a.type.startswith("aistack:") for a in graph.ancestors(res)):
+            continue
+        seen: set[str] = set()
+        todo = list(res.dependencies)
+        waits_for: set[str] = set()
+        while todo:
+            urn = todo.pop()
+            if urn in seen:
+                continue
+            seen.add(urn)
+            if urn in enabled_by:
+                waits_for.add(enabled_by[urn])
+            try:
+                todo.extend(graph.by_urn(urn).dependencies)
+            except KeyError:
+                continue
+        if api not in waits_for:
+            found.append((res, api))
+    return found
