@@ -384,7 +384,7 @@ class DatasetBucket(pulumi.ComponentResource):
         """Let `member` create (never delete or overwrite) objects under `prefix`, and read
         them back."""
         return [
-            self._grant(member, READ_ROLE, "read", prefix, name),
+            self._grant(member, READ_ROLE, "write", prefix, f"{name}-viewer"),
             self._grant(member, WRITE_ROLE, "write", prefix, name),
         ]
 

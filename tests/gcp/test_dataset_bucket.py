@@ -226,7 +226,24 @@ def test_grants_are_scoped_to_the_prefix_with_iam_conditions(run, governance):
     assert write.inputs["condition"]["expression"] == (
         f'resource.name.startsWith("projects/_/buckets/{name}/objects/checkpoints/")'
     )
+    viewer = graph.named("data-write-writer-viewer")
+    assert viewer.inputs["role"] == "roles/storage.objectViewer"
     assert "condition" not in graph.named("data-read-everything").inputs
+
+
+def test_one_member_can_be_granted_read_and_write_under_one_name(run, governance):
+    def grants():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        data = gcp.DatasetBucket("data", _args(governance), services=apis)
+        data.grant_read(TRAINER, prefix="raw", name="trainer")
+        data.grant_write(TRAINER, prefix="derived", name="trainer")
+
+    graph = run(grants)
+    assert {r.name for r in graph.of_type(MEMBER)} == {
+        "data-read-trainer",
+        "data-write-trainer",
+        "data-write-trainer-viewer",
+    }
 
 
 def test_labels_are_valid_gcp_labels_and_free_text_goes_to_the_manifest(run, governance):
