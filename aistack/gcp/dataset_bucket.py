@@ -102,6 +102,17 @@ class DatasetBucketArgs(AistackModel):
         "bucket is retained, with deletion_policy PREVENT (and protected in prod).",
     )
 
+    @field_validator("bucket_name")
+    @classmethod
+    def _bucket_name_gcs_accepts(cls, bucket: str | None) -> str | None:
+        # Cloud Storage docs, "Bucket naming requirements".
+        if bucket is not None and (bucket.startswith("goog") or "google" in bucket):
+            raise ValueError(
+                f"Cloud Storage refuses bucket names starting with 'goog' or containing "
+                f"'google' ({bucket!r}). Fix: choose another name."
+            )
+        return bucket
+
     @field_validator("soft_delete_days")
     @classmethod
     def _soft_delete_gcs_accepts(cls, days: int | None) -> int | None:

@@ -199,6 +199,13 @@ def test_access_logs_must_go_to_a_logs_bucket(run, governance):
         run(program)
 
 
+@pytest.mark.parametrize("bucket_name", ["google-data", "goog-data", "Data", "a"])
+def test_a_bucket_name_gcs_refuses_is_a_config_error(run, governance, bucket_name):
+    with pytest.raises(ConfigError) as caught:
+        run(_stack(governance, bucketName=bucket_name))
+    assert [p.field for p in caught.value.problems] == ["data.bucketName"]
+
+
 def test_soft_delete_outside_what_gcs_accepts_is_refused(run, governance):
     with pytest.raises(ConfigError, match="7 to 90"):
         run(_stack(governance, softDeleteDays=3))
