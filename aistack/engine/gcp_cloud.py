@@ -11,9 +11,11 @@ rules and scanners see what a real `pulumi up` records:
   provider-side default): a rule can tell an explicit "PREVENT" from the default;
 - a bucket name GCS would refuse fails the registration, as the API's 400 fails `up`.
 
-The contract with the components about API enablement (a resource whose API is not on
-yet fails on a fresh project) is `missing_api_dependencies`: every GCP resource inside an
-aistack component must depend on the `projects.Service` that enables its API.
+The contract with the components about API enablement: the simulated project is fresh,
+so a GCP resource inside an aistack component that does not depend on the
+`projects.Service` enabling its API fails the run (`api_race_error`, called by the
+engine's monitor), as its create fails on a real fresh project. Team resources outside
+components are exempt: their APIs may be enabled out of band.
 """
 
 from __future__ import annotations
@@ -26,15 +28,16 @@ from urllib.parse import quote
 
 from pulumi.runtime import MockResourceArgs
 
+from aistack.engine.graph import Resource, StackGraph
 from aistack.errors import AistackError
 
 if TYPE_CHECKING:
     from aistack.engine.cloud import SimulatedCloud
-    from aistack.engine.graph import Resource, StackGraph
 
 __all__ = [
     "API_OF_MODULE",
     "SimulatedGcpError",
+    "api_race_error",
     "invokes",
     "missing_api_dependencies",
     "project_number",
@@ -265,26 +268,50 @@ def missing_api_dependencies(graph: StackGraph) -> list[tuple[Resource, str]]:
     """GCP resources inside aistack components that do not wait for the `projects.Service`
     enabling their API, with that API. On a fresh project each would fail its first `up`
     (services enable asynchronously: pulumi/pulumi#12163, terraform-provider-google#11020)."""
-    enabled_by = {r.urn: str(r.inputs.get("service", "")) for r in graph.of_type(SERVICE)}
     found: list[tuple[Resource, str]] = []
     for res in graph.resources:
-        api = _api_of(res)
-        if api is None or not any(a.type.startswith("aistack:") for a in graph.ancestors(res)):
-            continue
-        seen: set[str] = set()
-        todo = list(res.dependencies)
-        waits_for: set[str] = set()
-        while todo:
-            urn = todo.pop()
-            if urn in seen:
-                continue
-            seen.add(urn)
-            if urn in enabled_by:
-                waits_for.add(enabled_by[urn])
-            try:
-                todo.extend(graph.by_urn(urn).dependencies)
-            except KeyError:
-                continue
-        if api not in waits_for:
+        api = _unwaited_api(graph, res)
+        if api is not None:
             found.append((res, api))
     return found
+
+
+def api_race_error(urn: str, records: list[Resource]) -> str | None:
+    """The error GCP gives the resource `urn` (just registered) if it belongs to an
+    aistack component and does not wait for its API, else None. The simulated project is
+    fresh: only what the stack enables is on, and only once the Service exists."""
+    graph = StackGraph("", "", list(records), {})
+    try:
+        latest = graph.by_urn(urn)
+    except KeyError:
+        return None
+    api = _unwaited_api(graph, latest)
+    if api is None:
+        return None
+    return (
+        f"{latest.type} {latest.name!r}: googleapi: Error 403: {api} has not been used in "
+        f"project {latest.outputs.get('project', '')} before or it is disabled. "
+        "(aistack: the resource does not depend on the ProjectServices' Service for "
+        f"{api}; pass depends_on=services.enabling({api!r}).)"
+    )
+
+
+def _unwaited_api(graph: StackGraph, res: Resource) -> str | None:
+    api = _api_of(res)
+    if api is None or not any(a.type.startswith("aistack:") for a in graph.ancestors(res)):
+        return None
+    enabled_by = {r.urn: str(r.inputs.get("service", "")) for r in graph.of_type(SERVICE)}
+    seen: set[str] = set()
+    todo = list(res.dependencies)
+    while todo:
+        urn = todo.pop()
+        if urn in seen:
+            continue
+        seen.add(urn)
+        if enabled_by.get(urn) == api:
+            return None
+        try:
+            todo.extend(graph.by_urn(urn).dependencies)
+        except KeyError:
+            continue
+    return api

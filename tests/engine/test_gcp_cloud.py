@@ -8,6 +8,7 @@ import pytest
 
 from aistack import engine
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
+from aistack.errors import EngineError
 
 CONFIG = {"gcp:project": "team-ml-prod", "gcp:region": "europe-west4"}
 
@@ -94,12 +95,25 @@ class _Box(pulumi.ComponentResource):
         )
 
 
-def test_a_component_resource_that_does_not_wait_for_its_api_is_found():
+def test_a_component_resource_that_does_not_wait_for_its_api_fails_as_on_a_fresh_project():
+    def program():
+        gcp.projects.Service("storage", service="storage.googleapis.com")
+        _Box("racing")
+
+    with pytest.raises(EngineError, match="storage.googleapis.com has not been used"):
+        engine.run(program, config=CONFIG)
+
+
+def test_a_component_resource_that_waits_for_its_api_is_created():
     def program():
         api = gcp.projects.Service("storage", service="storage.googleapis.com")
-        _Box("racing")
         _Box("waiting", wait_for=[api])
 
     graph = engine.run(program, config=CONFIG)
-    missing = [(r.name, api) for r, api in missing_api_dependencies(graph)]
-    assert missing == [("racing-bucket", "storage.googleapis.com")]
+    assert missing_api_dependencies(graph) == []
+
+
+def test_team_resources_outside_components_are_not_held_to_it():
+    # Their APIs may be enabled outside the stack; only aistack components promise it.
+    graph = engine.run(lambda: gcp.storage.Bucket("raw", location="EU"), config=CONFIG)
+    assert graph.named("raw")
