@@ -467,11 +467,22 @@ class Governance(AistackModel):
 
     def gcp_labels(self, stack: str, **extra: str) -> dict[str, str]:
         """Labels for GCP resources, obeying GCP's rules: lowercase letters, digits, `_`
-        and `-`, keys starting with a letter, at most 63 characters each."""
-        return {
+        and `-`, keys starting with a letter, at most 63 characters each. The allowed
+        regions, joined by `_`, continue in `aistack-allowed-regions-2`, `-3`, ... when
+        they do not fit one value: a truncated list would name a region that is not one."""
+        labels = {
             gcp_label(key, is_key=True): gcp_label(value)
             for key, value in self.aws_tags(stack, **extra).items()
         }
+        key = gcp_label(ALLOWED_REGIONS_TAG, is_key=True)
+        chunks: list[list[str]] = [[]]
+        for region in self.allowed_regions:
+            if chunks[-1] and len("_".join([*chunks[-1], region])) > 63:
+                chunks.append([])
+            chunks[-1].append(gcp_label(region))
+        for index, chunk in enumerate(chunks):
+            labels[key if index == 0 else f"{key}-{index + 1}"] = "_".join(chunk)
+        return labels
 
 
 @cache

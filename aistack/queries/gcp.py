@@ -22,8 +22,16 @@ def labels(resource: Resource) -> dict[str, str]:
 
 def allowed_regions(resource: Resource) -> list[str] | None:
     """The regions the governance label allows (`europe-west4_us-central1`), or None."""
-    value = labels(resource).get(ALLOWED_REGIONS_LABEL)
-    return value.split("_") if value else None
+    own = labels(resource)
+    if not own.get(ALLOWED_REGIONS_LABEL):
+        return None
+    # Governance continues a long list in `-2`, `-3`, ... (a label value holds 63 chars).
+    values = [own[ALLOWED_REGIONS_LABEL]]
+    index = 2
+    while own.get(f"{ALLOWED_REGIONS_LABEL}-{index}"):
+        values.append(own[f"{ALLOWED_REGIONS_LABEL}-{index}"])
+        index += 1
+    return [region for value in values for region in value.split("_")]
 
 
 def location_of(resource: Resource) -> str | None:

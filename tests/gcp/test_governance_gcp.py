@@ -37,3 +37,11 @@ def test_labels_obey_gcp_rules():
     for key, value in labels.items():
         assert LABEL_KEY.fullmatch(key), key
         assert LABEL_VALUE.fullmatch(value), value
+
+
+def test_a_long_list_of_allowed_regions_continues_in_numbered_labels_not_truncated():
+    regions = ["europe-west1", "europe-west4", "europe-north1", "europe-central2", "europe-west9"]
+    labels = Governance(owner="a", cost_center="b", allowed_regions=regions).gcp_labels("s")
+    parts = [labels["aistack-allowed-regions"], labels["aistack-allowed-regions-2"]]
+    assert all(len(part) <= 63 for part in parts)
+    assert "_".join(parts).split("_") == regions

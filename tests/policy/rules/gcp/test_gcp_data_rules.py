@@ -85,3 +85,18 @@ def test_c4_bucket_locations_compare_case_insensitively(verdicts):
 )
 def test_c4_a_bucket_outside_the_allowed_regions_or_undeclared_fails(verdicts, overrides):
     assert verdicts("AIS-C4-02", _bare(**overrides)) == {"raw": "non-compliant"}
+
+
+def test_c4_reads_allowed_regions_continued_in_numbered_labels(verdicts):
+    long = ["europe-west1", "europe-west4", "europe-north1", "europe-central2", "europe-west9"]
+    governance = {**GOVERNANCE, "allowedRegions": long}
+
+    def program():
+        apis = aistack_gcp.ProjectServices("apis", {"project": "team-ml-prod"})
+        aistack_gcp.DatasetBucket(
+            "far",
+            {"kind": "checkpoints", "region": "europe-west9", "governance": governance},
+            services=apis,
+        )
+
+    assert verdicts("AIS-C4-02", program)["far-bucket"] == "compliant"
