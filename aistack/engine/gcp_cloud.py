@@ -252,9 +252,159 @@ def invokes(
             "id": email,
         }
 
+    def machine_types(args: dict[str, Any], provider: str) -> dict[str, Any]:
+        return _machine_types(cloud, args, provider)
+
+    def quota_info(args: dict[str, Any], provider: str) -> dict[str, Any]:
+        return _quota_info(cloud, args)
+
     return {
         "gcp:organizations/getProject:getProject": get_project,
         "gcp:storage/getProjectServiceAccount:getProjectServiceAccount": storage_service_agent,
+        "gcp:compute/getMachineTypes:getMachineTypes": machine_types,
+        "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo": quota_info,
+    }
+
+
+#: The accelerator type each catalogued machine family carries (Compute Engine docs, "GPU
+#: machine types"): the name `guest_accelerators` and quota dimensions use.
+ACCELERATOR_TYPES = {
+    "g2-standard": "nvidia-l4",
+    "a2-highgpu": "nvidia-tesla-a100",
+    "a2-megagpu": "nvidia-tesla-a100",
+    "a2-ultragpu": "nvidia-a100-80gb",
+    "a3-highgpu": "nvidia-h100-80gb",
+    "a3-megagpu": "nvidia-h100-mega-80gb",
+}
+_NAME_FILTER = re.compile(r'\s*name\s*=\s*"?([a-z0-9-]+)"?\s*')
+#: Cloud Quotas quota ids (`NVIDIA-L4-GPUS-per-project-region`), not the metric names of
+#: the older Compute quotas (`NVIDIA_L4_GPUS`): the API answers 404 to those.
+_QUOTA_ID = re.compile(r"[A-Z0-9]+(-[A-Z0-9]+)*-per-project(-region|-zone)?")
+
+
+def _machine_types(cloud: SimulatedCloud, args: dict[str, Any], provider: str) -> dict[str, Any]:
+    """Machine types a zone offers, from the GPU catalog (GPU types only, as catalogued)."""
+    from aistack import catalog
+
+    zone = str(args.get("zone") or "")
+    if not zone:
+        raise SimulatedGcpError("getMachineTypes needs a zone, e.g. 'europe-west4-b'.")
+    region = zone.rsplit("-", 1)[0]
+    wanted: str | None = None
+    if args.get("filter"):
+        match = _NAME_FILTER.fullmatch(str(args["filter"]))
+        if match is None:
+            raise SimulatedGcpError(
+                f"the simulated cloud answers getMachineTypes filters of the form "
+                f"'name = <type>' only, not {args['filter']!r}."
+            )
+        wanted = match.group(1)
+    project = cloud.gcp_project(args, provider)
+    rows = []
+    for known in catalog.instance_types("gcp"):
+        if wanted and known.name != wanted:
+            continue
+        if not known.offered_in(region) or zone not in known.zones(region):
+            continue
+        link = (
+            f"https://www.googleapis.com/compute/v1/projects/{project}/zones/{zone}/"
+            f"machineTypes/{known.name}"
+        )
+        rows.append(
+            {
+                "name": known.name,
+                "guestCpus": known.vcpus,
+                "memoryMb": int(known.memory_gib * 1024),
+                "accelerators": [
+                    {
+                        "guestAcceleratorType": ACCELERATOR_TYPES[known.family],
+                        "guestAcceleratorCount": known.gpu_count,
+                    }
+                ],
+                "bundledLocalSsds": (
+                    [{"defaultInterface": "NVME", "partitionCount": known.nvme_disks}]
+                    if known.nvme_disks
+                    else []
+                ),
+                "architecture": "X86_64",
+                "deprecateds": [],
+                "description": f"{known.vcpus} vCPUs, {known.gpu_count} {known.gpu_label}",
+                "isSharedCpus": False,
+                "maximumPersistentDisks": 128,
+                "maximumPersistentDisksSizeGb": 263168,
+                "selfLink": link,
+            }
+        )
+    return {
+        "machineTypes": rows,
+        "zone": zone,
+        "project": project,
+        "filter": args.get("filter") or "",
+        "id": f"projects/{project}/zones/{zone}",
+    }
+
+
+def _quota_info(cloud: SimulatedCloud, args: dict[str, Any]) -> dict[str, Any]:
+    """A Cloud Quotas QuotaInfo. The simulated project is new: every GPU quota is 0, and
+    so is the global GPUS-ALL-REGIONS ceiling ("Quota 'GPUS_ALL_REGIONS' exceeded. Limit:
+    0.0 globally"), unless `SimulatedCloud.gcp_quotas` says otherwise."""
+    from aistack import catalog
+
+    quota_id = str(args.get("quotaId", ""))
+    parent = str(args.get("parent", ""))
+    service = str(args.get("service", ""))
+    if not _QUOTA_ID.fullmatch(quota_id):
+        hint = ""
+        if re.fullmatch(r"[A-Z0-9_]+", quota_id):
+            hint = (
+                f" {quota_id!r} is a metric name; the quota id is e.g. "
+                f"{quota_id.replace('_', '-')}-per-project-region."
+            )
+        raise SimulatedGcpError(
+            f"getSQuotaInfo: Error 404: quota {quota_id!r} of {service} not found.{hint}"
+        )
+    if not parent.startswith("projects/"):
+        raise SimulatedGcpError(f"getSQuotaInfo: parent must be 'projects/<id>', not {parent!r}.")
+    quotas: dict[str, float] = getattr(cloud, "gcp_quotas", {})
+    regional = quota_id.endswith("-per-project-region")
+    regions = sorted({r for t in catalog.instance_types("gcp") for r in t.regions})
+    infos = (
+        [
+            {
+                "dimensions": {"region": region},
+                "details": [{"value": str(int(quotas.get(f"{quota_id}/{region}", 0)))}],
+                "applicableLocations": [region],
+            }
+            for region in regions
+        ]
+        if regional
+        else [
+            {
+                "dimensions": {},
+                "details": [{"value": str(int(quotas.get(quota_id, 0)))}],
+                "applicableLocations": ["global"],
+            }
+        ]
+    )
+    return {
+        "parent": parent,
+        "service": service,
+        "quotaId": quota_id,
+        "name": f"{parent}/locations/global/services/{service}/quotaInfos/{quota_id}",
+        "containerType": "PROJECT",
+        "dimensions": ["region"] if regional else [],
+        "dimensionsInfos": infos,
+        "isConcurrent": False,
+        "isFixed": False,
+        "isPrecise": True,
+        "metric": f"{service}/{quota_id.split('-per-')[0].lower().replace('-', '_')}",
+        "metricDisplayName": quota_id,
+        "metricUnit": "1",
+        "quotaDisplayName": quota_id,
+        "quotaIncreaseEligibilities": [{"isEligible": True, "ineligibilityReason": ""}],
+        "refreshInterval": "day" if regional else "",
+        "serviceRequestQuotaUri": "",
+        "id": f"{parent}/locations/global/services/{service}/quotaInfos/{quota_id}",
     }
 
 

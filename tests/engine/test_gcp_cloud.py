@@ -10,6 +10,9 @@ from aistack import engine
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
 from aistack.errors import EngineError
 
+# pulumi-gcp's compute module warns on import about its own misspelt deprecated names.
+pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated in favor of:DeprecationWarning")
+
 CONFIG = {"gcp:project": "team-ml-prod", "gcp:region": "europe-west4"}
 
 #: Cloud Storage docs, "Service agents" (cloud.google.com/storage/docs/projects): the
@@ -76,7 +79,6 @@ def test_ids_follow_gcp_formats():
     assert graph.named("storage").id == "team-ml-prod/storage.googleapis.com"
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_an_unknown_gcp_invoke_fails_loudly_with_its_token():
     def program():
         gcp.compute.get_network_output(name="default")
@@ -117,3 +119,64 @@ def test_team_resources_outside_components_are_not_held_to_it():
     # Their APIs may be enabled outside the stack; only aistack components promise it.
     graph = engine.run(lambda: gcp.storage.Bucket("raw", location="EU"), config=CONFIG)
     assert graph.named("raw")
+
+
+def test_machine_types_of_a_zone_come_from_the_catalog_with_accelerators_and_bundled_ssds():
+    def program():
+        found = gcp.compute.get_machine_types_output(
+            zone="europe-west4-b", filter="name = a3-highgpu-8g"
+        )
+        pulumi.export("types", found.machine_types)
+
+    (a3,) = _exported(program)["types"]
+    assert a3["name"] == "a3-highgpu-8g" and a3["guestCpus"] == 208
+    assert a3["accelerators"] == [
+        {"guestAcceleratorType": "nvidia-h100-80gb", "guestAcceleratorCount": 8}
+    ]
+    assert a3["bundledLocalSsds"] == [{"defaultInterface": "NVME", "partitionCount": 16}]
+
+
+def test_a_zone_that_does_not_offer_a_type_lists_none():
+    def program():
+        found = gcp.compute.get_machine_types_output(
+            zone="europe-west4-a", filter="name = a3-highgpu-8g"
+        )
+        pulumi.export("types", found.machine_types)
+
+    assert _exported(program)["types"] == []
+
+
+def test_gpu_quotas_of_a_new_project_are_zero_per_region_and_globally():
+    def program():
+        regional = gcp.cloudquota.get_s_quota_info_output(
+            parent="projects/team-ml-prod",
+            service="compute.googleapis.com",
+            quota_id="NVIDIA-L4-GPUS-per-project-region",
+        )
+        ceiling = gcp.cloudquota.get_s_quota_info_output(
+            parent="projects/team-ml-prod",
+            service="compute.googleapis.com",
+            quota_id="GPUS-ALL-REGIONS-per-project",
+        )
+        pulumi.export("regional", regional.dimensions_infos)
+        pulumi.export("ceiling", ceiling.dimensions_infos)
+
+    out = _exported(program)
+    europe = next(i for i in out["regional"] if i["dimensions"] == {"region": "europe-west4"})
+    # pulumi-gcp 10: `details` is a list of {value: str}, not one object.
+    assert europe["details"] == [{"value": "0"}]
+    assert out["ceiling"] == [
+        {"dimensions": {}, "details": [{"value": "0"}], "applicableLocations": ["global"]}
+    ]
+
+
+def test_a_metric_name_is_not_a_quota_id():
+    def program():
+        gcp.cloudquota.get_s_quota_info_output(
+            parent="projects/team-ml-prod",
+            service="compute.googleapis.com",
+            quota_id="NVIDIA_L4_GPUS",
+        )
+
+    with pytest.raises(Exception, match="NVIDIA-L4-GPUS-per-project-region"):
+        engine.run(program, config=CONFIG)
