@@ -416,7 +416,7 @@ class Governance(AistackModel):
     @classmethod
     def _regions_look_like_regions(cls, regions: tuple[str, ...]) -> tuple[str, ...]:
         for region in regions:
-            if not re.fullmatch(r"[a-z]{2}(-[a-z]+)+-?\d+", region):
+            if not re.fullmatch(r"[a-z]{2,}(-[a-z]+)+-?\d+", region):
                 raise ValueError(
                     f"{region!r} is not a region name. Fix: use names like 'us-east-1' "
                     "or 'europe-west4'."
@@ -429,6 +429,8 @@ class Governance(AistackModel):
         """A Problem when `region` is not a region of `cloud`, or is outside the allowed
         regions (C4); else None."""
         known = known_regions(cloud)
+        if cloud == "gcp" and region not in known and GCP_REGION.fullmatch(region):
+            known = known | {region}  # A GCP region the GPU catalog does not list.
         if known and region not in known:
             close = difflib.get_close_matches(region, sorted(known), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
@@ -465,11 +467,22 @@ class Governance(AistackModel):
 
     def gcp_labels(self, stack: str, **extra: str) -> dict[str, str]:
         """Labels for GCP resources, obeying GCP's rules: lowercase letters, digits, `_`
-        and `-`, keys starting with a letter, at most 63 characters each."""
-        return {
+        and `-`, keys starting with a letter, at most 63 characters each. The allowed
+        regions, joined by `_`, continue in `aistack-allowed-regions-2`, `-3`, ... when
+        they do not fit one value: a truncated list would name a region that is not one."""
+        labels = {
             gcp_label(key, is_key=True): gcp_label(value)
             for key, value in self.aws_tags(stack, **extra).items()
         }
+        key = gcp_label(ALLOWED_REGIONS_TAG, is_key=True)
+        chunks: list[list[str]] = [[]]
+        for region in self.allowed_regions:
+            if chunks[-1] and len("_".join([*chunks[-1], region])) > 63:
+                chunks.append([])
+            chunks[-1].append(gcp_label(region))
+        for index, chunk in enumerate(chunks):
+            labels[key if index == 0 else f"{key}-{index + 1}"] = "_".join(chunk)
+        return labels
 
 
 @cache
@@ -480,7 +493,18 @@ def known_regions(cloud: str) -> frozenset[str]:
         from pulumi_aws import Region
 
         return frozenset(region.value for region in Region)
+    if cloud == "gcp":
+        # The catalog's GPU regions; region_problem also accepts any name of GCP's form
+        # (`europe-west3`), and refuses AWS names (`us-east-1`) and the multi-regions and
+        # dual-regions (`US`, `EU`, `NAM4`) that single-region data must not use (C4, D2).
+        from aistack import catalog
+
+        return frozenset(region for t in catalog.instance_types("gcp") for region in t.regions)
     return frozenset()
+
+
+#: A Google Cloud region name: `us-central1`, `europe-west4`, `me-central2`.
+GCP_REGION = re.compile(r"[a-z]+-[a-z]+[0-9]+")
 
 
 def gcp_label(text: str, *, is_key: bool = False) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pulumi.runtime import MockCallArgs, MockResourceArgs, Mocks
 
+from aistack.engine import gcp_cloud
 from aistack.errors import AistackError
 
 __all__ = ["SimulatedCloud", "UnknownInvokeError", "ACCOUNT_ID", "GCP_PROJECT"]
@@ -57,6 +58,7 @@ class SimulatedCloud(Mocks):
             "gcp:organizations/getProject:getProject": self._gcp_project,
             "gcp:compute/getZones:getZones": self._gcp_zones,
         }
+        self._invokes.update(gcp_cloud.invokes(self))
 
     # ---- regions -------------------------------------------------------------------------
 
@@ -96,7 +98,7 @@ class SimulatedCloud(Mocks):
         if package == "aws":
             return self._aws_resource(args, inputs)
         if package == "gcp":
-            return self._gcp_resource(args, inputs)
+            return gcp_cloud.resource(self, args, inputs)
         if package == "kubernetes":
             return self._k8s_resource(args, inputs)
         return f"{args.name}-{_digest(args.typ, args.name, length=8)}", inputs

@@ -25,6 +25,7 @@ from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from aistack.engine import gcp_cloud
 from aistack.engine.cloud import SimulatedCloud
 from aistack.engine.graph import Resource, StackGraph
 from aistack.errors import ConfigError, EngineError
@@ -111,6 +112,10 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                 },
             )
         )
+        if request.type.startswith("gcp:"):
+            race = gcp_cloud.api_race_error(response.urn, self.records)
+            if race:
+                self.engine_errors.append(race)
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802 - gRPC method name

@@ -1,0 +1,54 @@
+"""What every GCP component shares: the stack label, labelling, child options."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pulumi
+
+with warnings.catch_warnings():
+    # pulumi-gcp warns, when its modules are imported, about deprecated functions with
+    # misspelt names (getTransferProjectServieAccount, MangedSslCertificate) that aistack
+    # never uses; silenced here, once, so a team's test run shows only its own warnings.
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"pulumi_gcp(\.|$)")
+    import pulumi_gcp
+
+    # pulumi-gcp loads its modules lazily: touching a class runs the module's import here.
+    _ = pulumi_gcp.storage.Bucket, pulumi_gcp.kms.KeyRing, pulumi_gcp.projects.Service
+
+from aistack.config import WORKLOAD_TAG, Governance, gcp_label
+
+__all__ = ["stack_id", "labels_for", "child_opts", "stateful_opts"]
+
+
+def stack_id() -> str:
+    """This stack's identity in labels (`aistack-stack`): budgets filter on it, the kill
+    switch acts on it. Lowercased here, because a GCP label value cannot hold capitals."""
+    return gcp_label(f"{pulumi.get_project()}-{pulumi.get_stack()}")
+
+
+def labels_for(governance: Governance, workload: str | None = None, **extra: str) -> dict[str, str]:
+    if workload:
+        extra[WORKLOAD_TAG] = workload
+    return governance.gcp_labels(stack_id(), **extra)
+
+
+def child_opts(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
+    return pulumi.ResourceOptions(parent=parent, **options)
+
+
+def stateful_opts(
+    parent: pulumi.Resource, governance: Governance, *, allow_destroy: bool, **options: Any
+) -> pulumi.ResourceOptions:
+    """Options for resources that hold data: kept on `pulumi destroy` and, in prod,
+    protected. (The provider-side `deletion_policy="PREVENT"` is set on the resource
+    itself, where pulumi-gcp offers it.)"""
+    if allow_destroy:
+        return child_opts(parent, **options)
+    return child_opts(
+        parent,
+        retain_on_delete=True,
+        protect=governance.environment == "prod",
+        **options,
+    )

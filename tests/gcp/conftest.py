@@ -1,0 +1,34 @@
+"""Fixtures for GCP component tests: a governance block and a one-call stack runner."""
+
+from __future__ import annotations
+
+import pytest
+
+from aistack import engine
+
+GOVERNANCE = {
+    "owner": "ml-platform",
+    "costCenter": "research-1234",
+    "environment": "dev",
+    "allowedRegions": ["europe-west4", "us-central1"],
+    "dataClassification": "confidential",
+}
+
+PROJECT = "team-ml-prod"
+
+
+@pytest.fixture
+def governance() -> dict:
+    return dict(GOVERNANCE)
+
+
+@pytest.fixture
+def run():
+    """Run a program on the simulated cloud, project `team-ml-prod` in europe-west4."""
+
+    def _run(program, **config):
+        return engine.run(
+            program, config={"gcp:project": PROJECT, "gcp:region": "europe-west4", **config}
+        )
+
+    return _run

@@ -1,0 +1,270 @@
+"""gcp.DatasetBucket: versioned, lifecycle-managed, CMEK, never public, retained, in region."""
+
+import json
+import re
+
+import pytest
+
+from aistack import gcp
+from aistack.engine.gcp_cloud import missing_api_dependencies
+from aistack.errors import ConfigError
+from aistack.gcp.dataset_bucket import LIFECYCLE_DEFAULTS
+
+BUCKET = "gcp:storage/bucket:Bucket"
+MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
+PROJECT = "team-ml-prod"
+DATASET = {
+    "name": "Support Tickets",
+    "version": "2024-06-01",
+    "source": "https://internal.example.com/exports/tickets",
+    "licence": "proprietary",
+    "containsPersonalData": True,
+    "legalBasis": "contract: DPA signed by dpo@example.com",
+}
+TRAINER = "serviceAccount:trainer@team-ml-prod.iam.gserviceaccount.com"
+
+
+def _args(governance, **overrides):
+    return {
+        "kind": "dataset",
+        "region": "europe-west4",
+        "governance": governance,
+        "dataset": DATASET,
+        **overrides,
+    }
+
+
+def _stack(governance, grants=False, **overrides):
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        logs = gcp.DatasetBucket(
+            "logs",
+            {"kind": "logs", "region": "europe-west4", "governance": governance},
+            services=apis,
+        )
+        data = gcp.DatasetBucket(
+            "data", _args(governance, **overrides), services=apis, access_logs=logs
+        )
+        if grants:
+            data.grant_read(TRAINER, prefix="train", name="trainer")
+            data.grant_write(TRAINER, prefix="/checkpoints/", name="writer")
+            data.grant_read(TRAINER, name="everything")
+
+    return program
+
+
+def _bucket(graph, component="data"):
+    return graph.named(f"{component}-bucket")
+
+
+def test_the_bucket_is_versioned_and_retires_old_versions_keeping_the_newest(run, governance):
+    bucket = _bucket(run(_stack(governance)))
+    assert bucket.inputs["versioning"] == {"enabled": True}
+    rules = bucket.inputs["lifecycleRules"]
+    deletes = [r["condition"] for r in rules if r["action"]["type"] == "Delete"]
+    # All conditions of a rule must hold (Cloud Storage "Object Lifecycle Management"), and
+    # numNewerVersions counts the live version: 3 noncurrent kept means at least 4 newer.
+    assert {"daysSinceNoncurrentTime": 90, "numNewerVersions": 4, "withState": "ARCHIVED"} in (
+        deletes
+    )
+    aborts = [r for r in rules if r["action"]["type"] == "AbortIncompleteMultipartUpload"]
+    assert [a["condition"] for a in aborts] == [{"age": 7}]
+    moves = [r for r in rules if r["action"]["type"] == "SetStorageClass"]
+    assert moves[0]["action"]["storageClass"] == "NEARLINE"
+
+
+@pytest.mark.parametrize("kind", ["checkpoints", "models", "logs"])
+def test_each_kind_gets_its_lifecycle_and_soft_delete(run, governance, kind):
+    graph = run(_stack(governance, kind=kind, dataset=None))
+    bucket = _bucket(graph)
+    days, keep, _, expire, soft = LIFECYCLE_DEFAULTS[kind]
+    conditions = [r["condition"] for r in bucket.inputs["lifecycleRules"]]
+    noncurrent = next(c for c in conditions if "daysSinceNoncurrentTime" in c)
+    assert noncurrent["daysSinceNoncurrentTime"] == days
+    assert noncurrent.get("numNewerVersions") == (keep + 1 if keep else None)
+    assert any(c.get("withState") == "LIVE" for c in conditions) == (expire is not None)
+    assert bucket.inputs["softDeletePolicy"]["retentionDurationSeconds"] == soft * 86400
+
+
+def test_the_bucket_is_never_public(run, governance):
+    bucket = _bucket(run(_stack(governance)))
+    assert bucket.inputs["publicAccessPrevention"] == "enforced"
+    assert bucket.inputs["uniformBucketLevelAccess"] is True
+
+
+def test_the_bucket_is_retained_and_its_deletion_prevented(run, governance):
+    graph = run(_stack(governance))
+    bucket = _bucket(graph)
+    assert bucket.inputs["deletionPolicy"] == "PREVENT"
+    assert bucket.inputs["forceDestroy"] is False
+    assert bucket.retain_on_delete
+    assert graph.named("data-key").inputs["deletionPolicy"] == "PREVENT"
+
+
+def test_allow_destroy_with_data_lets_destroy_delete_it(run, governance):
+    bucket = _bucket(run(_stack(governance, allowDestroyWithData=True)))
+    assert bucket.inputs["deletionPolicy"] == "DELETE"
+    assert bucket.inputs["forceDestroy"] is True
+    assert not bucket.retain_on_delete
+
+
+def test_cmek_is_granted_to_the_storage_agent_before_the_bucket_names_the_key(run, governance):
+    graph = run(_stack(governance))
+    bucket, key, grant = _bucket(graph), graph.named("data-key"), graph.named("data-key-agent")
+    assert bucket.inputs["encryption"] == {"defaultKmsKeyName": key.id}
+    assert grant.inputs["cryptoKeyId"] == key.id
+    assert grant.inputs["role"] == "roles/cloudkms.cryptoKeyEncrypterDecrypter"
+    number = graph.named("data-bucket").outputs["projectNumber"]
+    assert grant.inputs["member"] == (
+        f"serviceAccount:service-{number}@gs-project-accounts.iam.gserviceaccount.com"
+    )
+    assert grant.urn in bucket.dependencies
+    # A CMEK key must sit in the bucket's location.
+    assert graph.named("data-keyring").inputs["location"] == "europe-west4"
+
+
+def test_a_shared_key_is_used_and_still_granted(run, governance):
+    key = f"projects/{PROJECT}/locations/europe-west4/keyRings/shared/cryptoKeys/data"
+    graph = run(_stack(governance, kmsKeyName=key))
+    assert not graph.of_type("gcp:kms/cryptoKey:CryptoKey")[1:]  # only the logs bucket's
+    assert _bucket(graph).inputs["encryption"] == {"defaultKmsKeyName": key}
+    assert graph.named("data-key-agent").inputs["cryptoKeyId"] == key
+
+
+def test_usage_logs_go_to_the_logs_bucket_which_storage_may_write(run, governance):
+    graph = run(_stack(governance))
+    logs = _bucket(graph, "logs")
+    assert _bucket(graph).inputs["logging"] == {
+        "logBucket": logs.outputs["name"],
+        "logObjectPrefix": "usage/data",
+    }
+    writer = graph.named("logs-usage-log-writer")
+    assert writer.inputs["member"] == "group:cloud-storage-analytics@google.com"
+    assert writer.inputs["role"] == "roles/storage.objectCreator"
+
+
+def test_the_bucket_is_single_region_in_the_allowed_regions(run, governance):
+    bucket = _bucket(run(_stack(governance)))
+    assert bucket.inputs["location"] == "europe-west4"
+    assert bucket.inputs["project"] == PROJECT
+
+
+@pytest.mark.parametrize(
+    ("region", "message"),
+    [
+        ("us-east-1", "not a Google Cloud region"),
+        ("EU", "not a Google Cloud region"),
+        ("us-east1", "not in governance.allowed_regions"),
+    ],
+)
+def test_a_region_outside_gcp_or_governance_is_refused(run, governance, region, message):
+    with pytest.raises(ConfigError, match=message) as caught:
+        run(_stack(governance, region=region))
+    assert [p.field for p in caught.value.problems] == ["data.region"]
+
+
+def test_without_services_the_bucket_is_refused():
+    with pytest.raises(ConfigError, match="services"):
+        gcp.DatasetBucket(
+            "data",
+            _args(
+                dict(owner="a", costCenter="b", allowedRegions=["us-central1"]),
+                region="us-central1",
+            ),
+        )
+
+
+def test_services_that_do_not_enable_storage_are_refused(run, governance):
+    def program():
+        apis = gcp.ProjectServices(
+            "apis", {"project": PROJECT, "services": ["cloudkms.googleapis.com"]}
+        )
+        gcp.DatasetBucket("data", _args(governance), services=apis)
+
+    with pytest.raises(ConfigError, match="storage.googleapis.com"):
+        run(program)
+
+
+def test_access_logs_must_go_to_a_logs_bucket(run, governance):
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        other = gcp.DatasetBucket(
+            "ckpt",
+            {"kind": "checkpoints", "region": "europe-west4", "governance": governance},
+            services=apis,
+        )
+        gcp.DatasetBucket("data", _args(governance), services=apis, access_logs=other)
+
+    with pytest.raises(ConfigError, match="kind 'logs'"):
+        run(program)
+
+
+@pytest.mark.parametrize("bucket_name", ["google-data", "goog-data", "Data", "a"])
+def test_a_bucket_name_gcs_refuses_is_a_config_error(run, governance, bucket_name):
+    with pytest.raises(ConfigError) as caught:
+        run(_stack(governance, bucketName=bucket_name))
+    assert [p.field for p in caught.value.problems] == ["data.bucketName"]
+
+
+def test_soft_delete_outside_what_gcs_accepts_is_refused(run, governance):
+    with pytest.raises(ConfigError, match="7 to 90"):
+        run(_stack(governance, softDeleteDays=3))
+
+
+def test_every_resource_waits_for_the_api_it_uses(run, governance):
+    # The API-enablement race: on a fresh project a resource created before its API is on
+    # fails (pulumi/pulumi#12163, terraform-provider-google#11020).
+    graph = run(_stack(governance, grants=True))
+    assert missing_api_dependencies(graph) == []
+
+
+def test_grants_are_scoped_to_the_prefix_with_iam_conditions(run, governance):
+    graph = run(_stack(governance, grants=True))
+    name = _bucket(graph).outputs["name"]
+    read = graph.named("data-read-trainer")
+    assert read.inputs["role"] == "roles/storage.objectViewer"
+    assert read.inputs["member"] == TRAINER
+    expression = read.inputs["condition"]["expression"]
+    assert f'resource.name.startsWith("projects/_/buckets/{name}/objects/train/")' in expression
+    # storage.objects.list is authorised on the bucket, not on object names.
+    assert f'resource.name == "projects/_/buckets/{name}"' in expression
+    write = graph.named("data-write-writer")
+    assert write.inputs["role"] == "roles/storage.objectCreator"
+    assert write.inputs["condition"]["expression"] == (
+        f'resource.name.startsWith("projects/_/buckets/{name}/objects/checkpoints/")'
+    )
+    viewer = graph.named("data-write-writer-viewer")
+    assert viewer.inputs["role"] == "roles/storage.objectViewer"
+    assert "condition" not in graph.named("data-read-everything").inputs
+
+
+def test_one_member_can_be_granted_read_and_write_under_one_name(run, governance):
+    def grants():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        data = gcp.DatasetBucket("data", _args(governance), services=apis)
+        data.grant_read(TRAINER, prefix="raw", name="trainer")
+        data.grant_write(TRAINER, prefix="derived", name="trainer")
+
+    graph = run(grants)
+    assert {r.name for r in graph.of_type(MEMBER)} == {
+        "data-read-trainer",
+        "data-write-trainer",
+        "data-write-trainer-viewer",
+    }
+
+
+def test_labels_are_valid_gcp_labels_and_free_text_goes_to_the_manifest(run, governance):
+    graph = run(_stack(governance))
+    labels = _bucket(graph).inputs["labels"]
+    assert labels["aistack-stack"] == "aistack-dev"
+    assert labels["aistack-dataset-name"] == "support_tickets"
+    for key, value in labels.items():
+        assert re.fullmatch(r"[a-z][a-z0-9_-]{0,62}", key) and re.fullmatch(
+            r"[a-z0-9_-]{0,63}", value
+        ), (key, value)
+    manifest = graph.named("data-manifest")
+    assert manifest.inputs["name"] == ".aistack/manifest.json"
+    # pulumi-gcp marks a BucketObject's content secret: the graph holds it wrapped.
+    content = manifest.inputs["content"]
+    content = json.loads(content["value"] if isinstance(content, dict) else content)
+    assert content["legalBasis"] == DATASET["legalBasis"]

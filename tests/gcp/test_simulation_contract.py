@@ -1,0 +1,79 @@
+"""The contract between the GCP components and the simulated cloud, over every component.
+
+Two pulumi-gcp 10 facts that break a real `pulumi up` or `destroy` and that no mock would
+catch by itself:
+
+- `deletion_policy` (provider-side, default "DELETE") is the only protection that survives
+  a state edit: every retained resource whose pulumi-gcp class takes it must set PREVENT.
+- A resource whose API is not enabled yet fails on a fresh project: every GCP resource
+  must depend on the ProjectServices' Service for its API.
+"""
+
+import inspect
+
+import pulumi_gcp
+import pytest
+
+from aistack import gcp
+from aistack.engine.gcp_cloud import missing_api_dependencies
+
+PROJECT = "team-ml-prod"
+
+
+def _takes_deletion_policy(token: str) -> bool:
+    """Read from the installed pulumi-gcp's signature, not from a list kept here."""
+    _, module_path, kind = token.split(":", 2)
+    cls = getattr(getattr(pulumi_gcp, module_path.split("/", 1)[0]), kind)
+    return "deletion_policy" in inspect.signature(cls._internal_init).parameters
+
+
+def _every_component(governance, allow_destroy=False):
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        logs = gcp.DatasetBucket(
+            "logs",
+            {
+                "kind": "logs",
+                "region": "europe-west4",
+                "governance": governance,
+                "allowDestroyWithData": allow_destroy,
+            },
+            services=apis,
+        )
+        for kind in ("checkpoints", "models"):
+            bucket = gcp.DatasetBucket(
+                kind,
+                {
+                    "kind": kind,
+                    "region": "europe-west4",
+                    "governance": governance,
+                    "allowDestroyWithData": allow_destroy,
+                },
+                services=apis,
+                access_logs=logs,
+            )
+            bucket.grant_write("serviceAccount:t@p.iam.gserviceaccount.com", name="t", prefix="r")
+
+    return program
+
+
+def test_every_retained_resource_prevents_its_deletion_where_pulumi_gcp_allows(run, governance):
+    graph = run(_every_component(governance))
+    retained = [r for r in graph.resources if r.type.startswith("gcp:") and r.retain_on_delete]
+    assert retained
+    for resource in retained:
+        if _takes_deletion_policy(resource.type):
+            assert resource.inputs.get("deletionPolicy") == "PREVENT", resource.name
+
+
+def test_allowing_destroy_lets_the_provider_delete(run, governance):
+    graph = run(_every_component(governance, allow_destroy=True))
+    for resource in graph.resources:
+        if resource.type.startswith("gcp:") and _takes_deletion_policy(resource.type):
+            assert resource.outputs.get("deletionPolicy") == "DELETE", resource.name
+
+
+@pytest.mark.parametrize("allow_destroy", [False, True])
+def test_every_gcp_resource_waits_for_the_service_enabling_its_api(run, governance, allow_destroy):
+    graph = run(_every_component(governance, allow_destroy))
+    assert missing_api_dependencies(graph) == []
