@@ -1,7 +1,7 @@
 """What a dataset is, where it came from and on what basis it may be used (D4-D6, G1).
 
-Cloud-neutral, so `gcp.DatasetBucket` takes it without importing pulumi_aws. The same model
-as `aistack.aws.dataset_bucket.DatasetMetadata` (which should re-export this one).
+Cloud-neutral, so `gcp.DatasetBucket` takes it without importing pulumi_aws; the AWS
+bucket uses the same model.
 """
 
 from __future__ import annotations

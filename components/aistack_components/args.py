@@ -65,7 +65,7 @@ class Governance(TypedDict):
     """Services outside the account that see the data (G6). Default: []."""
 
 
-class AwsDatasetMetadata(TypedDict):
+class DatasetMetadata(TypedDict):
     """What a dataset is, where it came from and on what basis it may be used (D4-D6, G1)."""
 
     name: str
@@ -101,7 +101,7 @@ class AwsDatasetBucketArgs(TypedDict):
     """
     governance: Governance
     """Who owns the stack, where its data may live and who sees it (C4, G6)."""
-    dataset: NotRequired[AwsDatasetMetadata]
+    dataset: NotRequired[DatasetMetadata]
     """Required for kind 'dataset': lineage, licence, basis (D4-D6)."""
     bucket_name: NotRequired[str]
     """Physical name; default: the logical name plus a random suffix."""
