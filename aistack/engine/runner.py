@@ -20,8 +20,11 @@ from typing import Any
 import pulumi
 from google.protobuf import empty_pb2
 from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import resource as pulumi_resource
 from pulumi.runtime import rpc, settings
+from pulumi.runtime import stack as pulumi_stack
 from pulumi.runtime.config import set_all_config
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_in_stack
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
@@ -221,7 +224,8 @@ def run(
             )
         )
         try:
-            _sync_await(run_in_stack(program))
+            with _lean_runtime():
+                _sync_await(run_in_stack(program))
         except Exception as error:
             if monitor.engine_errors:
                 raise EngineError(monitor.engine_errors[0]) from None
@@ -259,6 +263,75 @@ def run(
             if urn != monitor.root_urn
         },
     )
+
+
+#: What a registration carries instead of the Python stack that created it (see below).
+_NO_STACK_TRACE = source_pb2.StackTrace()
+
+
+def _no_stack_trace() -> Any:
+    return _NO_STACK_TRACE
+
+
+async def _wait_for_rpcs(await_all_outstanding_tasks: bool = True) -> None:
+    """`pulumi.runtime.stack.wait_for_rpcs` in linear time: the same loop (drain the RPCs,
+    then every tracked output, until neither gets new work), but it waits on each batch of
+    pending outputs once, until all finish or one fails (FIRST_EXCEPTION), where Pulumi's
+    waits FIRST_COMPLETED and so wakes and re-arms a callback on every pending output once
+    per output that finishes: quadratic in outputs, most of the engine's time on a large
+    stack. An output that fails still fails the run at once, with its own exception."""
+    rpc_manager = settings._get_rpc_manager()
+    state = settings.SETTINGS
+    while True:
+        while rpc_manager.rpcs:
+            await asyncio.sleep(0)
+            try:
+                await rpc_manager.rpcs.pop()
+            except Exception as error:
+                if rpc_manager.unhandled_exception is not None:
+                    cause = rpc_manager.unhandled_exception.with_traceback(
+                        rpc_manager.exception_traceback
+                    )
+                    raise error from cause
+                raise
+        if rpc_manager.unhandled_exception is not None:
+            raise rpc_manager.unhandled_exception.with_traceback(rpc_manager.exception_traceback)
+        while await_all_outstanding_tasks:
+            with state.lock:
+                if not state.outputs:
+                    break
+                pending = list(state.outputs)
+                state.outputs.clear()
+            done, not_done = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                await task  # re-raises a failed output's exception here
+            if not_done:
+                with state.lock:
+                    state.outputs.update(not_done)
+        if not rpc_manager.rpcs:
+            break
+
+
+@contextlib.contextmanager
+def _lean_runtime() -> Iterator[None]:
+    """Two of Pulumi's runtime functions replaced for the length of one run, then restored;
+    neither changes what the monitor receives except the unrecorded source position:
+
+    - `pulumi.runtime.stack.wait_for_rpcs` (looked up by `run_pulumi_func` when the program
+      ends) by `_wait_for_rpcs`, the same wait in linear time;
+    - `pulumi.runtime.resource._get_stack_trace`, which walks and formats the whole Python
+      stack on every registration (`traceback.extract_stack`) for the CLI to show where a
+      resource was declared, by an empty trace: the simulated cloud records no source
+      positions, and the SDK sends none when the trace is empty. The SDK has no setting
+      that turns the capture off (3.272: `_get_stack_trace` is called unconditionally).
+    """
+    saved = pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace
+    pulumi_stack.wait_for_rpcs = _wait_for_rpcs  # type: ignore[assignment]
+    pulumi_resource._get_stack_trace = _no_stack_trace
+    try:
+        yield
+    finally:
+        pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace = saved
 
 
 def _quiet_logger() -> logging.Logger:

@@ -176,6 +176,23 @@ def test_the_canonical_form_keeps_every_recorded_field(graphs):
     assert document["registered_outputs"] and document["stack_outputs"]["zone_count"] >= 2
 
 
+def test_the_engine_restores_pulumis_runtime_after_each_run():
+    from pulumi.runtime import resource as pulumi_resource
+    from pulumi.runtime import stack as pulumi_stack
+
+    before = pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace
+
+    def failing() -> None:
+        bucket = aws.s3.Bucket("b")
+        pulumi.export("boom", bucket.arn.apply(lambda arn: 1 / 0))
+
+    engine.run(lambda: aws.s3.Bucket("a"))
+    # An output that fails still fails the run, with its own exception.
+    with pytest.raises(ZeroDivisionError):
+        engine.run(failing)
+    assert (pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace) == before
+
+
 if __name__ == "__main__":
     for name, graph in _graphs().items():
         print(f'    "{name}": "{digest(graph)}",')
