@@ -14,6 +14,7 @@ A deliberate change to a component changes its stack's digest. Regenerate the ta
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from pathlib import Path
@@ -191,6 +192,7 @@ def test_the_engine_restores_pulumis_runtime_after_each_run():
     with pytest.raises(ZeroDivisionError):
         engine.run(failing)
     assert (pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace) == before
+    assert gc.isenabled()
 
 
 if __name__ == "__main__":
