@@ -266,6 +266,9 @@ def run(
     )
 
 
+#: A full-collection threshold no run reaches (it counts young-generation collections).
+_NEVER = 10**9
+
 #: What a registration carries instead of the Python stack that created it (see below).
 _NO_STACK_TRACE = source_pb2.StackTrace()
 
@@ -319,12 +322,12 @@ def _lean_runtime() -> Iterator[None]:
     two of Pulumi's runtime functions replaced. Neither changes what the monitor receives
     except the unrecorded source position:
 
-    - automatic garbage collection off: a run keeps every resource's pending outputs,
-      futures and tasks alive until the program ends, and each pass of the collector over
-      its oldest generation walks all of them, so the passes cost more the larger the stack
-      (quadratic: 1,000 repetitions of a component took 33 s, 15 s of it in the collector;
-      12.6 s without). What a run leaves as cyclic garbage (Pulumi's `contains_unknowns`
-      closures, mostly) is freed by the first young collection after it;
+    - the collector's oldest-generation passes postponed to the end of the run: a run keeps
+      every resource's pending outputs, futures and tasks alive until the program ends,
+      and each full pass walks all of them, so the passes cost more the larger the stack
+      (quadratic: 1,000 repetitions of a component took 33 s, 15 s of them in full passes).
+      The young generations are still collected, so the cyclic garbage a run makes
+      (Pulumi's `contains_unknowns` closures, mostly) is freed as it goes;
 
     - `pulumi.runtime.stack.wait_for_rpcs` (looked up by `run_pulumi_func` when the program
       ends) by `_wait_for_rpcs`, the same wait in linear time;
@@ -335,16 +338,15 @@ def _lean_runtime() -> Iterator[None]:
       that turns the capture off (3.272: `_get_stack_trace` is called unconditionally).
     """
     saved = pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace
-    collecting = gc.isenabled()
-    gc.disable()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], _NEVER)
     pulumi_stack.wait_for_rpcs = _wait_for_rpcs  # type: ignore[assignment]
     pulumi_resource._get_stack_trace = _no_stack_trace
     try:
         yield
     finally:
         pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace = saved
-        if collecting:
-            gc.enable()
+        gc.set_threshold(*thresholds)
 
 
 def _quiet_logger() -> logging.Logger:

@@ -182,6 +182,7 @@ def test_the_engine_restores_pulumis_runtime_after_each_run():
     from pulumi.runtime import stack as pulumi_stack
 
     before = pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace
+    thresholds = gc.get_threshold()
 
     def failing() -> None:
         bucket = aws.s3.Bucket("b")
@@ -192,7 +193,7 @@ def test_the_engine_restores_pulumis_runtime_after_each_run():
     with pytest.raises(ZeroDivisionError):
         engine.run(failing)
     assert (pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace) == before
-    assert gc.isenabled()
+    assert gc.get_threshold() == thresholds
 
 
 if __name__ == "__main__":
