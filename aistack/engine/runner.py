@@ -58,11 +58,29 @@ def normalise(value: Any) -> Any:
     return value
 
 
+class _SeenInputs(pulumi_mocks.Mocks):
+    """The simulated cloud, keeping the inputs the mocks monitor deserialised for the
+    registration this thread is making: the recorder reuses them rather than decoding the
+    same request a second time."""
+
+    def __init__(self, cloud: SimulatedCloud) -> None:
+        self.cloud = cloud
+        self.local = threading.local()
+
+    def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str | None, dict]:
+        self.local.inputs = args.inputs
+        return self.cloud.new_resource(args)
+
+    def call(self, args: pulumi_mocks.MockCallArgs) -> Any:
+        return self.cloud.call(args)
+
+
 class RecordingMonitor(pulumi_mocks.MockMonitor):
     """The mocks monitor, plus a record of every registration's tree and DAG edges."""
 
     def __init__(self, cloud: SimulatedCloud) -> None:
-        super().__init__(cloud)
+        self.seen = _SeenInputs(cloud)
+        super().__init__(self.seen)
         self.cloud = cloud
         self.records: list[Resource] = []
         self.outputs_by_urn: dict[str, dict[str, Any]] = {}
@@ -86,15 +104,17 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             self.engine_errors.append(
                 f"Duplicate resource URN '{urn}'; try giving it a unique name"
             )
-        inputs = normalise(rpc.deserialize_properties(request.object))
         response = super().RegisterResource(request)
+        if request.type == "pulumi:pulumi:Stack":
+            self.root_urn = response.urn
+            return response
+        # What the mocks monitor decoded from request.object and handed to the cloud
+        # (which copies before it changes anything).
+        inputs = normalise(self.seen.local.inputs)
         if request.type.startswith("pulumi:providers:"):
             # Resources refer to their provider as "urn::id"; remembering its inputs lets
             # invokes and ARNs use the provider's region and project.
             self.cloud.providers[f"{response.urn}::{response.id}"] = inputs
-        if request.type == "pulumi:pulumi:Stack":
-            self.root_urn = response.urn
-            return response
         registration = self.resources[response.urn]
         self.records.append(
             Resource(
