@@ -338,9 +338,9 @@ async def _wait_for_rpcs(await_all_outstanding_tasks: bool = True) -> None:
 
 @contextlib.contextmanager
 def _lean_runtime() -> Iterator[None]:
-    """For the length of one run, then restored: the cyclic garbage collector paused, and
-    two of Pulumi's runtime functions replaced. Neither changes what the monitor receives
-    except the unrecorded source position:
+    """For the length of one run, then restored: the garbage collector's full passes
+    postponed, and two of Pulumi's runtime functions replaced. None of it changes what the
+    monitor receives except the source position, which it does not record:
 
     - the collector's oldest-generation passes postponed to the end of the run: a run keeps
       every resource's pending outputs, futures and tasks alive until the program ends,
@@ -348,7 +348,6 @@ def _lean_runtime() -> Iterator[None]:
       (quadratic: 1,000 repetitions of a component took 33 s, 15 s of them in full passes).
       The young generations are still collected, so the cyclic garbage a run makes
       (Pulumi's `contains_unknowns` closures, mostly) is freed as it goes;
-
     - `pulumi.runtime.stack.wait_for_rpcs` (looked up by `run_pulumi_func` when the program
       ends) by `_wait_for_rpcs`, the same wait in linear time;
     - `pulumi.runtime.resource._get_stack_trace`, which walks and formats the whole Python
