@@ -68,7 +68,7 @@ nginx:
 	  fi; }
 
 test: lint nginx scan-env
-	$(RUN) pytest -n auto
+	$(RUN) pytest -n auto --durations=20
 
 bench: env
 	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }

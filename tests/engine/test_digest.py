@@ -1,0 +1,204 @@
+"""The engine's speed work changes nothing it records: each example stack's graph, and a
+program built from raw SDK resources that exercises every feature the recorder keeps, hash
+to the digests computed on the engine before it was optimised (issue 17).
+
+The canonical form is the StackGraph as JSON with sorted keys, resources sorted by URN and
+each dependency list sorted: on the unoptimised engine registrations arrive on a thread pool
+and Pulumi gathers dependencies in a set, so neither order is stable from run to run (it
+varies with PYTHONHASHSEED and thread scheduling); everything else is compared exactly.
+
+A deliberate change to a component changes its stack's digest. Regenerate the table with
+`uv run --locked python tests/engine/test_digest.py` and say why in the commit; the
+`engine-features` digest depends only on the engine and the SDK, and must not move.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+import pytest
+
+from aistack import engine
+from aistack.engine import StackGraph
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: sha256 of canonical_json(graph), computed on the unoptimised engine (commit 23ac783).
+DIGESTS = {
+    "reference": "b37515f9467a550e4f1a0ca936d5dddf1d76d04f7c30b46d2fc685726c45e3e6",
+    "minimal-training": "d24292d083b99bf8f40df5879acbfa1c2e807d509483bf37647ef773377ab3fb",
+    "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
+}
+
+
+def canonical_json(graph: StackGraph) -> str:
+    resources = [
+        {
+            "type": r.type,
+            "name": r.name,
+            "urn": r.urn,
+            "parent": r.parent,
+            "dependencies": sorted(r.dependencies),
+            "inputs": r.inputs,
+            "outputs": r.outputs,
+            "protect": r.protect,
+            "retain_on_delete": r.retain_on_delete,
+            "property_dependencies": {
+                key: sorted(urns) for key, urns in r.property_dependencies.items()
+            },
+        }
+        for r in graph.resources
+    ]
+    resources.sort(key=lambda r: r["urn"])
+    document = {
+        "resources": resources,
+        "stack_outputs": graph.stack_outputs,
+        "registered_outputs": graph.registered_outputs,
+    }
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"))
+    # A file asset records its path (the budget guard's Lambda source): the checkout's
+    # location is not part of the graph.
+    return text.replace(str(ROOT), "<checkout>")
+
+
+def digest(graph: StackGraph) -> str:
+    return hashlib.sha256(canonical_json(graph).encode()).hexdigest()
+
+
+class _Box(pulumi.ComponentResource):
+    """A component with children, chained outputs and registered outputs."""
+
+    def __init__(self, name: str, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("test:index:Box", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.key = aws.kms.Key(f"{name}-key", deletion_window_in_days=7, opts=child)
+        self.bucket = aws.s3.Bucket(
+            f"{name}-bucket",
+            tags={"box": name},
+            opts=pulumi.ResourceOptions(parent=self, protect=True, retain_on_delete=True),
+        )
+        self.sse = aws.s3.BucketServerSideEncryptionConfiguration(
+            f"{name}-sse",
+            bucket=self.bucket.id,
+            rules=[
+                {
+                    "apply_server_side_encryption_by_default": {
+                        "sse_algorithm": "aws:kms",
+                        "kms_master_key_id": self.key.arn,
+                    }
+                }
+            ],
+            opts=child,
+        )
+        policy = pulumi.Output.all(self.bucket.arn, self.key.arn).apply(
+            lambda arns: json.dumps(
+                {"Statement": [{"Effect": "Allow", "Resource": [arns[0], arns[1]]}]}
+            )
+        )
+        self.policy = aws.s3.BucketPolicy(
+            f"{name}-policy",
+            bucket=self.bucket.id,
+            policy=policy,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.sse]),
+        )
+        self.register_outputs({"bucket": self.bucket.bucket, "key": self.key.key_id})
+
+
+def _engine_features() -> None:
+    """Providers, invokes, components, explicit and implicit dependencies, protect and
+    retain, secrets, assets, whole numbers and exports: what the recorder keeps."""
+    west = aws.Provider("west", region="us-west-2", default_tags={"tags": {"team": "ml"}})
+    zones = aws.get_availability_zones(state="available")
+    identity = aws.get_caller_identity()
+    vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16", opts=pulumi.ResourceOptions(provider=west))
+    subnets = [
+        aws.ec2.Subnet(
+            f"subnet-{i}",
+            vpc_id=vpc.id,
+            cidr_block=f"10.0.{i}.0/24",
+            availability_zone=zones.names[i],
+            opts=pulumi.ResourceOptions(provider=west),
+        )
+        for i in range(2)
+    ]
+    boxes = [_Box(f"box{i}") for i in range(3)]
+    role = aws.iam.Role(
+        "role",
+        assume_role_policy=json.dumps({"Principal": {"AWS": identity.account_id}}),
+        max_session_duration=3600,
+    )
+    fn = aws.lambda_.Function(
+        "fn",
+        role=role.arn,
+        runtime="python3.12",
+        handler="index.handler",
+        code=pulumi.AssetArchive({"index.py": pulumi.StringAsset("def handler(e, c): pass")}),
+        environment={"variables": {"TOKEN": pulumi.Output.secret("s3cret")}},
+        opts=pulumi.ResourceOptions(depends_on=[b.policy for b in boxes]),
+    )
+    pulumi.export("subnets", [s.id for s in subnets])
+    pulumi.export("buckets", {b._name: b.bucket.arn for b in boxes})
+    pulumi.export("fn", fn.arn)
+    pulumi.export("zone_count", len(zones.names))
+
+
+def _graphs() -> dict[str, StackGraph]:
+    return {
+        "reference": engine.run_project(ROOT, stack="dev"),
+        "minimal-training": engine.run_project(ROOT / "stacks" / "minimal-training"),
+        "engine-features": engine.run(_engine_features, config={"aws:region": "us-east-1"}),
+    }
+
+
+@pytest.fixture(scope="module")
+def graphs() -> dict[str, StackGraph]:
+    return _graphs()
+
+
+@pytest.mark.parametrize("name", sorted(DIGESTS))
+def test_the_recorded_graph_is_unchanged(graphs, name):
+    assert digest(graphs[name]) == DIGESTS[name], (
+        f"the {name} graph changed; if on purpose (a component changed), regenerate with "
+        "`uv run --locked python tests/engine/test_digest.py`"
+    )
+
+
+def test_the_canonical_form_keeps_every_recorded_field(graphs):
+    # The digest would not notice a field it never hashes: the features program must
+    # exercise each one.
+    document: dict[str, Any] = json.loads(canonical_json(graphs["engine-features"]))
+    resources = document["resources"]
+    assert any(r["protect"] and r["retain_on_delete"] for r in resources)
+    assert any(r["property_dependencies"].get("bucket") for r in resources)
+    assert any(r["dependencies"] for r in resources)
+    assert document["registered_outputs"] and document["stack_outputs"]["zone_count"] >= 2
+
+
+def test_the_engine_restores_pulumis_runtime_after_each_run():
+    from pulumi.runtime import resource as pulumi_resource
+    from pulumi.runtime import stack as pulumi_stack
+
+    before = pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace
+    thresholds = gc.get_threshold()
+
+    def failing() -> None:
+        bucket = aws.s3.Bucket("b")
+        pulumi.export("boom", bucket.arn.apply(lambda arn: 1 / 0))
+
+    engine.run(lambda: aws.s3.Bucket("a"))
+    # An output that fails still fails the run, with its own exception.
+    with pytest.raises(ZeroDivisionError):
+        engine.run(failing)
+    assert (pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace) == before
+    assert gc.get_threshold() == thresholds
+
+
+if __name__ == "__main__":
+    for name, graph in _graphs().items():
+        print(f'    "{name}": "{digest(graph)}",')
