@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: sha256 of canonical_json(graph), computed on the unoptimised engine (commit 23ac783).
 DIGESTS = {
-    "reference": "b37515f9467a550e4f1a0ca936d5dddf1d76d04f7c30b46d2fc685726c45e3e6",
-    "minimal-training": "d24292d083b99bf8f40df5879acbfa1c2e807d509483bf37647ef773377ab3fb",
+    "reference": "15c2fbdc946d4886d56538b44fd464a9d8b656218a627c67e9f6d61ccdc11e79",
+    "minimal-training": "b46bb04f8f54a9259c8a1a4472c8b4f64e76d7fdefd0399187076b759e63ba4d",
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
 }
 
