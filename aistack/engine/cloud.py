@@ -55,7 +55,6 @@ class SimulatedCloud(Mocks):
             "aws:ssm/getParameter:getParameter": self._aws_ssm_parameter,
             "aws:servicequotas/getServiceQuota:getServiceQuota": self._aws_service_quota,
             "gcp:organizations/getClientConfig:getClientConfig": self._gcp_client_config,
-            "gcp:organizations/getProject:getProject": self._gcp_project,
             "gcp:compute/getZones:getZones": self._gcp_zones,
         }
         self._invokes.update(gcp_cloud.invokes(self))
@@ -273,37 +272,6 @@ class SimulatedCloud(Mocks):
                 return {}
         return dict((raw or {}).get("tags") or {})
 
-    def _gcp_resource(
-        self, args: MockResourceArgs, inputs: dict[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
-        project = self.gcp_project(inputs, args.provider)
-        region = self.gcp_region(inputs, args.provider)
-        module, kind = _aws_module_and_kind(args.typ)
-        name = self._physical_name(args)
-        out = dict(inputs)
-        out.setdefault("project", project)
-        if "zone" in inputs:
-            location = f"zones/{inputs['zone']}"
-        elif module == "storage" or kind in ("Network", "Firewall"):
-            location = "global"
-        else:
-            location = f"regions/{region}"
-        collection = _camel_to_dash(kind).replace("-", "") + "s"
-        resource_id = f"projects/{project}/{location}/{collection}/{name}"
-        out.setdefault("name", name)
-        out.setdefault("selfLink", f"https://www.googleapis.com/{module}/v1/{resource_id}")
-        if module == "serviceaccount" and kind == "Account":
-            account_id = str(inputs.get("accountId", name))
-            out.update(
-                email=f"{account_id}@{project}.iam.gserviceaccount.com",
-                member=f"serviceAccount:{account_id}@{project}.iam.gserviceaccount.com",
-                uniqueId=str(int(_digest(args.name, length=12), 16)),
-            )
-        if module == "storage" and kind == "Bucket":
-            out["url"] = f"gs://{name}"
-        out.setdefault("id", resource_id)
-        return resource_id, out
-
     def _k8s_resource(
         self, args: MockResourceArgs, inputs: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]:
@@ -445,15 +413,6 @@ class SimulatedCloud(Mocks):
             "zone": f"{self.gcp_region(args, provider)}-a",
             "accessToken": "simulated",
             "id": "client-config",
-        }
-
-    def _gcp_project(self, args: dict[str, Any], provider: str) -> dict[str, Any]:
-        project = self.gcp_project(args, provider)
-        return {
-            "projectId": project,
-            "name": project,
-            "number": str(int(_digest(project, length=10), 16))[:12],
-            "id": f"projects/{project}",
         }
 
     def _gcp_zones(self, args: dict[str, Any], provider: str) -> dict[str, Any]:
