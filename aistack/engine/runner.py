@@ -230,6 +230,7 @@ def run(
     cloud = SimulatedCloud(flat_config)
     monitor = RecordingMonitor(cloud)
     loop = asyncio.new_event_loop()
+    loop.set_exception_handler(_unretrieved)
     asyncio.set_event_loop(loop)
     try:
         settings.reset_options(project=project, stack=stack, preview=False)
@@ -371,6 +372,16 @@ def _lean_runtime() -> Iterator[None]:
     finally:
         pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace = saved
         gc.set_threshold(*thresholds)
+
+
+def _unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """What a run's loop does with "Future exception was never retrieved": a failed run
+    leaves such futures behind, and the run has already raised its error. asyncio's default
+    handler formats their tracebacks, and on Python 3.11 that formatting calls `ast.parse`
+    (caret anchors); run from a garbage collector finalizer in the middle of another
+    `ast.parse` it corrupts the parser's shared recursion counter ("SystemError: AST
+    constructor recursion depth mismatch"). Logged in one line, without a traceback."""
+    _quiet_logger().debug("%s: %r", context.get("message"), context.get("exception"))
 
 
 def _quiet_logger() -> logging.Logger:

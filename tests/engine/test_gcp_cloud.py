@@ -180,3 +180,16 @@ def test_a_metric_name_is_not_a_quota_id():
 
     with pytest.raises(Exception, match="NVIDIA-L4-GPUS-per-project-region"):
         engine.run(program, config=CONFIG)
+
+
+def test_a_failed_run_leaves_no_traceback_formatting_to_the_garbage_collector(caplog):
+    import gc
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(Exception, match="refuses the bucket name"):
+        engine.run(lambda: gcp.storage.Bucket("raw", name="-data", location="EU"), config=CONFIG)
+    gc.collect()  # the failed run's abandoned futures are finalised here
+    # asyncio's default handler would log them at ERROR with a formatted traceback, which on
+    # Python 3.11 calls ast.parse from inside a finalizer (CPython gh-106905).
+    assert not [r for r in caplog.records if r.name == "asyncio" and r.levelno >= logging.ERROR]
