@@ -7,8 +7,7 @@ component is used, and a GCP-only program never loads pulumi_aws.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from aistack._lazy import lazy_exports
 
 _EXPORTS = {
     "DatasetBucket": "aistack.aws.dataset_bucket",
@@ -38,14 +37,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'aistack.aws' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports("aistack.aws", _EXPORTS, globals())

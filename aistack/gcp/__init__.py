@@ -9,8 +9,7 @@ pulumi_gcp (nor a GCP-only one pulumi_aws).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from aistack._lazy import lazy_exports
 
 _EXPORTS = {
     "ProjectServices": "aistack.gcp.project_services",
@@ -22,14 +21,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'aistack.gcp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports("aistack.gcp", _EXPORTS, globals())

@@ -8,8 +8,7 @@ use, so `aistack --help` does not load the engine.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from aistack._lazy import lazy_exports
 
 _EXPORTS = {
     "CheckovMissingError": "aistack.scan.checkov",
@@ -32,15 +31,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    # The same lazy exports as aistack.aws.
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'aistack.scan' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports("aistack.scan", _EXPORTS, globals())

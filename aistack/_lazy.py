@@ -1,0 +1,32 @@
+"""Lazy exports for a package: names resolve to their module on first use.
+
+`aistack.aws`, `aistack.gcp` and `aistack.scan` use it, so importing one costs nothing until
+a name is used, and a stack never loads another cloud's SDK (nor checkov's environment).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def lazy_exports(
+    package: str, exports: Mapping[str, str], namespace: dict[str, Any]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """`__getattr__` and `__dir__` for `package`, whose `exports` map a name to the module
+    defining it; a resolved name is cached in the package's `namespace`."""
+    names = sorted(exports)
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - the module protocol's name
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:  # noqa: N807
+        return names
+
+    return __getattr__, __dir__
