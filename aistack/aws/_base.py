@@ -18,6 +18,7 @@ with warnings.catch_warnings():
     # pulumi-aws loads its modules lazily: touching a class runs the module's import here.
     _ = pulumi_aws.ec2.Vpc, pulumi_aws.s3.Bucket, pulumi_aws.lambda_.Function
 
+from aistack._options import child_opts, stateful_opts
 from aistack.config import WORKLOAD_TAG, Governance
 
 __all__ = ["stack_id", "tags_for", "child_opts", "policy_document", "stateful_opts"]
@@ -32,25 +33,6 @@ def tags_for(governance: Governance, workload: str | None = None, **extra: str) 
     if workload:
         extra[WORKLOAD_TAG] = workload
     return governance.aws_tags(stack_id(), **extra)
-
-
-def child_opts(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
-    return pulumi.ResourceOptions(parent=parent, **options)
-
-
-def stateful_opts(
-    parent: pulumi.Resource, governance: Governance, *, allow_destroy: bool, **options: Any
-) -> pulumi.ResourceOptions:
-    """Options for resources that hold data: kept on `pulumi destroy` (the data outlives the
-    stack) and, in prod, protected so even a replacement needs a deliberate unprotect."""
-    if allow_destroy:
-        return child_opts(parent, **options)
-    return child_opts(
-        parent,
-        retain_on_delete=True,
-        protect=governance.environment == "prod",
-        **options,
-    )
 
 
 def policy_document(*statements: dict[str, Any]) -> str:

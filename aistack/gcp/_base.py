@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import pulumi
 
@@ -17,6 +16,7 @@ with warnings.catch_warnings():
     # pulumi-gcp loads its modules lazily: touching a class runs the module's import here.
     _ = pulumi_gcp.storage.Bucket, pulumi_gcp.kms.KeyRing, pulumi_gcp.projects.Service
 
+from aistack._options import child_opts, stateful_opts
 from aistack.config import WORKLOAD_TAG, Governance, gcp_label
 
 __all__ = ["stack_id", "labels_for", "child_opts", "stateful_opts"]
@@ -32,23 +32,3 @@ def labels_for(governance: Governance, workload: str | None = None, **extra: str
     if workload:
         extra[WORKLOAD_TAG] = workload
     return governance.gcp_labels(stack_id(), **extra)
-
-
-def child_opts(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
-    return pulumi.ResourceOptions(parent=parent, **options)
-
-
-def stateful_opts(
-    parent: pulumi.Resource, governance: Governance, *, allow_destroy: bool, **options: Any
-) -> pulumi.ResourceOptions:
-    """Options for resources that hold data: kept on `pulumi destroy` and, in prod,
-    protected. (The provider-side `deletion_policy="PREVENT"` is set on the resource
-    itself, where pulumi-gcp offers it.)"""
-    if allow_destroy:
-        return child_opts(parent, **options)
-    return child_opts(
-        parent,
-        retain_on_delete=True,
-        protect=governance.environment == "prod",
-        **options,
-    )
