@@ -7,8 +7,6 @@ validation functions directly with PolicyResources built from a recorded graph.
 import pulumi_aws as aws
 from pulumi_policy import (
     EnforcementLevel,
-    PolicyResource,
-    PolicyResourceOptions,
     StackValidationArgs,
 )
 
@@ -16,35 +14,9 @@ from aistack import aws as aistack_aws
 from aistack import engine, policy
 from aistack.policy.crossguard import graph_from_policy_resources, policies
 
+from .crossguard_resources import policy_resources as _policy_resources
+
 GOVERNANCE = {"owner": "a", "costCenter": "b", "allowedRegions": ["us-east-1"]}
-
-
-def _policy_resources(graph):
-    """What CrossGuard would hand the pack for this stack."""
-    options = PolicyResourceOptions(
-        protect=False,
-        ignore_changes=[],
-        delete_before_replace=None,
-        aliases=[],
-        additional_secret_outputs=[],
-        custom_timeouts=None,
-    )
-    built = {}
-    for resource in graph.resources:
-        built[resource.urn] = PolicyResource(
-            resource_type=resource.type,
-            props={**resource.outputs, **resource.inputs},
-            urn=resource.urn,
-            name=resource.name,
-            opts=options,
-            provider=None,
-            parent=None,
-            dependencies=[],
-            property_dependencies={},
-        )
-    for resource in graph.resources:
-        built[resource.urn].parent = built.get(resource.parent or "")
-    return list(built.values())
 
 
 def _validate(name, graph):

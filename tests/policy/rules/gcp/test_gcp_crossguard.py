@@ -1,11 +1,12 @@
 """The CrossGuard pack judges GCP resources as `aistack check` does."""
 
 import pulumi_gcp as gcp
-from pulumi_policy import PolicyResource, PolicyResourceOptions
 
 from aistack import engine, policy
 from aistack import gcp as aistack_gcp
 from aistack.policy.crossguard import graph_from_policy_resources
+
+from ...crossguard_resources import policy_resources as _policy_resources
 
 GOVERNANCE = {"owner": "a", "costCenter": "b", "allowedRegions": ["europe-west4"]}
 GCP_RULES = ("AIS-C4-02", "AIS-D1-02", "AIS-D1-03")
@@ -19,34 +20,6 @@ def _program():
         services=apis,
     )
     gcp.storage.Bucket("loose", location="EU")
-
-
-def _policy_resources(graph):
-    options = PolicyResourceOptions(
-        protect=False,
-        ignore_changes=[],
-        delete_before_replace=None,
-        aliases=[],
-        additional_secret_outputs=[],
-        custom_timeouts=None,
-    )
-    built = {
-        r.urn: PolicyResource(
-            resource_type=r.type,
-            props={**r.outputs, **r.inputs},
-            urn=r.urn,
-            name=r.name,
-            opts=options,
-            provider=None,
-            parent=None,
-            dependencies=[],
-            property_dependencies={},
-        )
-        for r in graph.resources
-    }
-    for r in graph.resources:
-        built[r.urn].parent = built.get(r.parent or "")
-    return list(built.values())
 
 
 def test_the_pack_judges_gcp_resources_like_aistack_check():
