@@ -91,6 +91,7 @@ class ProjectServices(pulumi.ComponentResource):
     args: ProjectServicesArgs
     project: str
     services: dict[str, gcp.projects.Service]
+    enabled_services: pulumi.Output[list[str]]
 
     def __init__(
         self,
@@ -116,6 +117,12 @@ class ProjectServices(pulumi.ComponentResource):
             )
             for service in args.all_services()
         }
+        # The enabled APIs as one Output that depends on every Service: what a program in
+        # another language passes on (components/), since a component object cannot cross
+        # languages but an Output carries the resources it depends on.
+        self.enabled_services = pulumi.Output.all(
+            *(service.service for service in self.services.values())
+        ).apply(list)
         self.register_outputs({"project": args.project, "services": list(self.services)})
 
     def missing(self, *apis: str, where: str) -> list[Problem]:

@@ -36,6 +36,8 @@ from aistack.aws.notebook import Notebook
 from aistack.aws.training_pool import TrainingPool
 from aistack.aws.workload_identity import WorkloadIdentity
 from aistack.errors import Problems
+from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
+from aistack.gcp.project_services import ProjectServices
 from aistack_components.args import (
     AwsBudgetGuardArgs,
     AwsContainerRegistryArgs,
@@ -46,8 +48,11 @@ from aistack_components.args import (
     AwsNotebookArgs,
     AwsTrainingPoolArgs,
     AwsWorkloadIdentityArgs,
+    GcpDatasetBucketArgs,
+    GcpProjectServicesArgs,
 )
 from aistack_components.codegen import WIRING
+from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef
 from aistack_components.wiring import BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
@@ -428,6 +433,49 @@ class AwsInferenceTier(_Adapter, args=AwsInferenceTierArgs, component=InferenceT
         )
 
 
+# ---- Google Cloud ---------------------------------------------------------------------------
+
+
+class GcpProjectServices(_Adapter, args=GcpProjectServicesArgs, component=ProjectServices):
+    """The Google APIs the aistack GCP components use, enabled on the project and never
+    disabled on destroy. Pass its project and enabledServices to the other Gcp components."""
+
+    project: pulumi.Output[str]
+    """The project ID."""
+    enabled_services: pulumi.Output[list[str]]
+    """The APIs enabled; depends on every one of them being on."""
+
+
+class GcpDatasetBucket(_Adapter, args=GcpDatasetBucketArgs, component=GcsDatasetBucket):
+    """A versioned, CMEK-encrypted, never-public GCS bucket in one region with lifecycle
+    rules per kind (D1, D2, D4-D6, C4). Kept on `pulumi destroy` (deletion_policy PREVENT)
+    unless allowDestroyWithData."""
+
+    bucket_name: pulumi.Output[str]
+    """The bucket's name."""
+    uri: pulumi.Output[str]
+    """gs://<bucket>/"""
+    kms_key_name: pulumi.Output[str]
+    """The Cloud KMS key objects are encrypted with."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring = _wiring("GcpDatasetBucket", args)
+        project = str(wiring["project"])
+        services = ServicesRef(project, wiring["enabled_services"])
+        logs = wiring["access_logs_bucket_name"]
+        access_logs = LogsBucketRef(logs, project) if logs is not None else None
+        return GcsDatasetBucket(
+            name,
+            args,
+            opts,
+            services=services,  # type: ignore[arg-type]
+            access_logs=access_logs,  # type: ignore[arg-type]
+        )
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsWorkloadIdentity,
@@ -438,4 +486,6 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsTrainingPool,
     AwsNotebook,
     AwsInferenceTier,
+    GcpProjectServices,
+    GcpDatasetBucket,
 ]

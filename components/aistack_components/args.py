@@ -1185,3 +1185,78 @@ class AwsInferenceTierArgs(TypedDict):
     """The models bucket's bucketArn."""
     models_kms_key_arn: pulumi.Input[str]
     """The models bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""
+
+
+class GcpProjectServicesArgs(TypedDict):
+    """The inputs of GcpProjectServices: its configuration, validated into
+    aistack.gcp.project_services.ProjectServicesArgs as a Python caller's is, and its
+    wiring.
+    """
+
+    project: str
+    """Project ID the APIs are enabled on (6-30 characters, e.g. 'team-ml-prod'). Explicit:
+    never the provider's default project.
+    """
+    services: NotRequired[list[str]]
+    """APIs to enable; default: every API aistack's GCP components use. Extra APIs are added
+    with `extra_services`. Default: ["cloudkms.googleapis.com",
+    "cloudresourcemanager.googleapis.com", "iam.googleapis.com",
+    "serviceusage.googleapis.com", "storage.googleapis.com"].
+    """
+    extra_services: NotRequired[list[str]]
+    """More APIs the team's own resources need, e.g. 'bigquery.googleapis.com'. Default: []."""
+
+
+class GcpDatasetBucketKind(enum.StrEnum):
+    DATASET = "dataset"
+    CHECKPOINTS = "checkpoints"
+    MODELS = "models"
+    LOGS = "logs"
+
+
+class GcpDatasetBucketArgs(TypedDict):
+    """The inputs of GcpDatasetBucket: its configuration, validated into
+    aistack.gcp.dataset_bucket.DatasetBucketArgs as a Python caller's is, and its wiring.
+    """
+
+    kind: GcpDatasetBucketKind
+    """dataset, checkpoints, models or logs: sets lifecycle, soft delete and, for logs, that
+    Cloud Storage may write usage logs here.
+    """
+    region: str
+    """Single region of the bucket, e.g. 'europe-west4': the compute's region (D2) and in
+    governance.allowed_regions (C4). Multi- and dual-regions ('EU', 'NAM4') are refused:
+    they place data in regions nobody chose.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    dataset: NotRequired[DatasetMetadata]
+    """Required for kind 'dataset': lineage, licence, basis (D4-D6)."""
+    bucket_name: NotRequired[str]
+    """Physical name (global); default: the logical name plus a suffix."""
+    noncurrent_days: NotRequired[int]
+    """Days an overwritten version is kept (D1); default by kind."""
+    keep_noncurrent_versions: NotRequired[int]
+    """Newest overwritten versions kept regardless of age."""
+    expire_current_after_days: NotRequired[int]
+    """Delete live objects after N days (logs only by default)."""
+    soft_delete_days: NotRequired[int]
+    """Days deleted objects stay restorable (0, or 7 to 90); default by kind."""
+    kms_key_name: NotRequired[str]
+    """Share an existing Cloud KMS key (its id, in the bucket's region); default: a new key
+    ring and key, rotated every 90 days.
+    """
+    allow_destroy_with_data: NotRequired[bool]
+    """Let `pulumi destroy` delete the bucket and every object. Off: the bucket is retained,
+    with deletion_policy PREVENT (and protected in prod). Default: false.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+    access_logs_bucket_name: NotRequired[pulumi.Input[str]]
+    """Name of the project's logs bucket (a GcpDatasetBucket of kind logs): this bucket's usage
+    logs go there, under usage/<name>.
+    """

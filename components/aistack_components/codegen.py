@@ -48,6 +48,8 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "AwsTrainingPool": ("aistack.aws.training_pool", "TrainingPoolArgs"),
     "AwsNotebook": ("aistack.aws.notebook", "NotebookArgs"),
     "AwsInferenceTier": ("aistack.aws.inference_tier", "InferenceTierArgs"),
+    "GcpProjectServices": ("aistack.gcp.project_services", "ProjectServicesArgs"),
+    "GcpDatasetBucket": ("aistack.gcp.dataset_bucket", "DatasetBucketArgs"),
 }
 
 Wiring = tuple[str, str, bool, str]
@@ -101,6 +103,24 @@ def _tier(tier: str) -> list[Wiring]:
     ]
 
 
+def _gcp_services() -> list[Wiring]:
+    return [
+        (
+            "project",
+            "plain:str",
+            True,
+            "The project ID (plain: names and checks use it): the GcpProjectServices' project.",
+        ),
+        (
+            "enabled_services",
+            "list[str]",
+            True,
+            "The GcpProjectServices' enabledServices: every resource here waits for the APIs "
+            "it enables (a fresh project refuses calls to an API that is still turning on).",
+        ),
+    ]
+
+
 #: Per token, the inputs that wire it to other components by id or ARN (component objects
 #: cannot cross languages): (name, type, required, description). `pulumi.Input` unless the
 #: type says `plain:` (a value the component needs while it builds, not an Output).
@@ -147,6 +167,16 @@ WIRING: dict[str, list[Wiring]] = {
         ),
         *_identity("inference"),
         *_bucket("models", "models", "Nodes read <modelName>/ from it, nothing else."),
+    ],
+    "GcpDatasetBucket": [
+        *_gcp_services(),
+        (
+            "access_logs_bucket_name",
+            "str",
+            False,
+            "Name of the project's logs bucket (a GcpDatasetBucket of kind logs): this "
+            "bucket's usage logs go there, under usage/<name>.",
+        ),
     ],
 }
 
@@ -222,7 +252,10 @@ class _Renderer:
 
     def type_name(self, model: type[BaseModel]) -> str:
         base = model.__name__.removesuffix("Args")
-        return f"Aws{base}" if model.__module__.startswith("aistack.aws") else base
+        for cloud, prefix in (("aistack.aws", "Aws"), ("aistack.gcp", "Gcp")):
+            if model.__module__.startswith(cloud):
+                return f"{prefix}{base}"
+        return base
 
     def annotation(self, annotation: Any, owner: str, field: str, *, in_list: bool = False) -> str:
         annotation = _without_none(annotation)

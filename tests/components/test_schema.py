@@ -43,9 +43,11 @@ WIRING = {
         "modelsBucketArn",
         "modelsKmsKeyArn",
     },
+    "GcpDatasetBucket": {"enabledServices", "accessLogsBucketName"},
 }
-#: Wiring the component needs while it builds (written into a node's configuration): plain.
-PLAIN_WIRING = {"AwsInferenceTier": {"vpcCidrBlock"}}
+#: Wiring the component needs while it builds (written into a node's configuration, or into
+#: names and checks): plain.
+PLAIN_WIRING = {"AwsInferenceTier": {"vpcCidrBlock"}, "GcpDatasetBucket": {"project"}}
 
 
 @pytest.fixture(scope="module")

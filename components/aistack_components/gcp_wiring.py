@@ -1,0 +1,50 @@
+"""Stand-ins for the GCP component objects a Python caller wires, built from what another
+program's components exported (see wiring.py for why: component objects cannot cross
+languages)."""
+
+from typing import Any
+
+import pulumi
+
+from aistack.errors import Problem
+
+__all__ = ["LogsBucketRef", "ServicesRef"]
+
+
+class ServicesRef:
+    """A `gcp.ProjectServices` known by its project and its `enabledServices` output.
+
+    That Output depends on every `projects.Service` the ProjectServices registered (an Output
+    carries its resources across languages), so whatever `enabling()` returns makes a resource
+    wait for the APIs to be on: for all of them, where the Python API waits for the few each
+    resource uses. Which APIs are enabled is not known while the component builds (the list
+    is an Output, unknown in a preview), so `missing()` finds nothing to report here."""
+
+    def __init__(self, project: str, enabled_services: pulumi.Input[list[str]]) -> None:
+        self.project = project
+        self._ready = pulumi.Output.from_input(enabled_services)
+
+    def missing(self, *apis: str, where: str) -> list[Problem]:
+        return []
+
+    def require(self, *apis: str, where: str) -> None:
+        return None
+
+    def enabling(self, *apis: str) -> list[Any]:
+        # An Output resolving to None in depends_on adds only the resources it carries
+        # (pulumi/runtime/_depends_on.py).
+        return [self._ready.apply(lambda _: None)]
+
+
+class _Namespace:
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+
+class LogsBucketRef:
+    """The stack's logs `gcp.DatasetBucket`, known by its bucket name, in `project`."""
+
+    def __init__(self, bucket_name: pulumi.Input[str], project: str) -> None:
+        self.project = project
+        self.args = _Namespace(kind="logs")
+        self.bucket = _Namespace(name=pulumi.Output.from_input(bucket_name))
