@@ -13,7 +13,7 @@ rules and scanners see what a real `pulumi up` records:
 
 The contract with the components about API enablement: the simulated project is fresh,
 so a GCP resource inside an aistack component that does not depend on the
-`projects.Service` enabling its API fails the run (`api_race_error`, called by the
+`projects.Service` enabling its API fails the run (`ApiRaceCheck`, run by the
 engine's monitor), as its create fails on a real fresh project. Team resources outside
 components are exempt: their APIs may be enabled out of band.
 """
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "API_OF_MODULE",
     "SimulatedGcpError",
-    "api_race_error",
+    "ApiRaceCheck",
     "invokes",
     "missing_api_dependencies",
     "project_number",
@@ -418,50 +418,69 @@ def missing_api_dependencies(graph: StackGraph) -> list[tuple[Resource, str]]:
     """GCP resources inside aistack components that do not wait for the `projects.Service`
     enabling their API, with that API. On a fresh project each would fail its first `up`
     (services enable asynchronously: pulumi/pulumi#12163, terraform-provider-google#11020)."""
+    check = ApiRaceCheck()
     found: list[tuple[Resource, str]] = []
     for res in graph.resources:
-        api = _unwaited_api(graph, res)
+        check.add(res)
+    for res in graph.resources:
+        api = check.unwaited_api(res)
         if api is not None:
             found.append((res, api))
     return found
 
 
-def api_race_error(urn: str, records: list[Resource]) -> str | None:
-    """The error GCP gives the resource `urn` (just registered) if it belongs to an
-    aistack component and does not wait for its API, else None. The simulated project is
-    fresh: only what the stack enables is on, and only once the Service exists."""
-    graph = StackGraph("", "", list(records), {})
-    try:
-        latest = graph.by_urn(urn)
-    except KeyError:
-        return None
-    api = _unwaited_api(graph, latest)
-    if api is None:
-        return None
-    return (
-        f"{latest.type} {latest.name!r}: googleapi: Error 403: {api} has not been used in "
-        f"project {latest.outputs.get('project', '')} before or it is disabled. "
-        "(aistack: the resource does not depend on the ProjectServices' Service for "
-        f"{api}; pass depends_on=services.enabling({api!r}).)"
-    )
+class ApiRaceCheck:
+    """The API-enablement contract, judged as registrations arrive (the engine's monitor
+    calls `error_for` once per resource): the index grows with each one, so judging the
+    latest costs its ancestors and dependencies, not a pass over the whole graph."""
 
+    def __init__(self) -> None:
+        self._by_urn: dict[str, Resource] = {}
+        self._enables: dict[str, str] = {}
 
-def _unwaited_api(graph: StackGraph, res: Resource) -> str | None:
-    api = _api_of(res)
-    if api is None or not any(a.type.startswith("aistack:") for a in graph.ancestors(res)):
-        return None
-    enabled_by = {r.urn: str(r.inputs.get("service", "")) for r in graph.of_type(SERVICE)}
-    seen: set[str] = set()
-    todo = list(res.dependencies)
-    while todo:
-        urn = todo.pop()
-        if urn in seen:
-            continue
-        seen.add(urn)
-        if enabled_by.get(urn) == api:
+    def add(self, res: Resource) -> None:
+        self._by_urn[res.urn] = res
+        if res.type == SERVICE:
+            self._enables[res.urn] = str(res.inputs.get("service", ""))
+
+    def error_for(self, res: Resource) -> str | None:
+        """Records `res` (just registered) and returns the error GCP gives it if it belongs
+        to an aistack component and does not wait for its API, else None. The simulated
+        project is fresh: only what the stack enables is on, and only once the Service
+        exists."""
+        self.add(res)
+        api = self.unwaited_api(res)
+        if api is None:
             return None
-        try:
-            todo.extend(graph.by_urn(urn).dependencies)
-        except KeyError:
-            continue
-    return api
+        return (
+            f"{res.type} {res.name!r}: googleapi: Error 403: {api} has not been used in "
+            f"project {res.outputs.get('project', '')} before or it is disabled. "
+            "(aistack: the resource does not depend on the ProjectServices' Service for "
+            f"{api}; pass depends_on=services.enabling({api!r}).)"
+        )
+
+    def _in_aistack_component(self, res: Resource) -> bool:
+        parent = self._by_urn.get(res.parent or "")
+        while parent is not None:
+            if parent.type.startswith("aistack:"):
+                return True
+            parent = self._by_urn.get(parent.parent or "")
+        return False
+
+    def unwaited_api(self, res: Resource) -> str | None:
+        api = _api_of(res)
+        if api is None or not self._in_aistack_component(res):
+            return None
+        seen: set[str] = set()
+        todo = list(res.dependencies)
+        while todo:
+            urn = todo.pop()
+            if urn in seen:
+                continue
+            seen.add(urn)
+            if self._enables.get(urn) == api:
+                return None
+            found = self._by_urn.get(urn)
+            if found is not None:
+                todo.extend(found.dependencies)
+        return api

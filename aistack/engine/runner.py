@@ -84,6 +84,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         super().__init__(self.seen)
         self.cloud = cloud
         self.records: list[Resource] = []
+        self.api_race = gcp_cloud.ApiRaceCheck()
         self.outputs_by_urn: dict[str, dict[str, Any]] = {}
         self.root_urn = ""
         #: What the Pulumi engine would have refused; the run fails with the first.
@@ -117,29 +118,27 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             # invokes and ARNs use the provider's region and project.
             self.cloud.providers[f"{response.urn}::{response.id}"] = inputs
         registration = self.resources[response.urn]
-        self.records.append(
-            Resource(
-                type=request.type,
-                name=request.name,
-                urn=response.urn,
-                parent=request.parent or None,
-                dependencies=tuple(dict.fromkeys(request.dependencies)),
-                inputs=inputs,
-                outputs=normalise(dict(registration.state)),
-                custom=bool(request.custom),
-                id=registration.id or "",
-                provider=request.provider,
-                protect=bool(request.protect),
-                retain_on_delete=bool(request.retainOnDelete),
-                property_dependencies={
-                    key: tuple(deps.urns) for key, deps in request.propertyDependencies.items()
-                },
-            )
+        record = Resource(
+            type=request.type,
+            name=request.name,
+            urn=response.urn,
+            parent=request.parent or None,
+            dependencies=tuple(dict.fromkeys(request.dependencies)),
+            inputs=inputs,
+            outputs=normalise(dict(registration.state)),
+            custom=bool(request.custom),
+            id=registration.id or "",
+            provider=request.provider,
+            protect=bool(request.protect),
+            retain_on_delete=bool(request.retainOnDelete),
+            property_dependencies={
+                key: tuple(deps.urns) for key, deps in request.propertyDependencies.items()
+            },
         )
-        if request.type.startswith("gcp:"):
-            race = gcp_cloud.api_race_error(response.urn, self.records)
-            if race:
-                self.engine_errors.append(race)
+        self.records.append(record)
+        race = self.api_race.error_for(record)
+        if race:
+            self.engine_errors.append(race)
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
