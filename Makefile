@@ -4,9 +4,16 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env scan-env nginx preview test lint format typecheck bench check cost scan clean schema
+.PHONY: env bytecode scan-env nginx preview test lint format typecheck bench check cost scan clean schema
 
 env: .venv/.aistack-synced
+
+# aistack's own modules compiled, as `uv sync --compile-bytecode` compiles the SDKs (it
+# leaves the editable project out): with PYTHONDONTWRITEBYTECODE set, every process would
+# otherwise compile them again (about 0.35 s per preview and per test worker). Files that
+# are up to date are skipped.
+bytecode: env
+	@$(RUN) python -m compileall -q -j 0 aistack components/aistack_components stacks >/dev/null
 
 # Only what scans need: `make preview` does not pay for checkov's install.
 scan-env: env tools/checkov/.venv/.aistack-synced
@@ -22,7 +29,7 @@ tools/checkov/.venv/.aistack-synced: tools/checkov/pyproject.toml tools/checkov/
 	$(UV) sync --locked --compile-bytecode --project tools/checkov
 	@touch $@
 
-preview: env
+preview: bytecode
 	$(RUN) aistack preview .
 
 check: env
@@ -67,10 +74,10 @@ nginx:
 	    exit 2; \
 	  fi; }
 
-test: lint nginx scan-env
+test: lint bytecode nginx scan-env
 	$(RUN) pytest -n auto --durations=20
 
-bench: env
+bench: bytecode
 	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(RUN) python benchmarks/preview_bench.py
 	$(RUN) python benchmarks/gateway_bench.py
