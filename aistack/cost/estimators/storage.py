@@ -19,7 +19,8 @@ _CLASS_PRICE = {
 NAIVE_MONTHS_OF_VERSIONS = 6
 
 
-def _current_gb(kind: str, profile: WorkloadProfile) -> float:
+def current_gb(kind: str, profile: WorkloadProfile) -> float:
+    """The profile's current bytes for a bucket of `kind` (any cloud)."""
     return {
         "dataset": profile.dataset_storage_gb,
         "checkpoints": profile.checkpoint_storage_gb,
@@ -31,7 +32,7 @@ def _current_gb(kind: str, profile: WorkloadProfile) -> float:
 @estimator("aws:s3/bucket:Bucket")
 def _bucket(resource: Resource, graph: StackGraph, profile: WorkloadProfile):
     kind = tags(resource).get("aistack:workload", "").removeprefix("data-")
-    current = _current_gb(kind, profile)
+    current = current_gb(kind, profile)
     if not current:
         return None
     churn_per_month = current * profile.noncurrent_churn

@@ -1,0 +1,30 @@
+"""Google Cloud list prices the cost model uses besides GPU machines (those are in the
+catalog, `aistack/catalog/data/gcp.json`).
+
+Regional list prices for us-central1 (Iowa), as published on each service's pricing page;
+planning numbers, not a quote. europe-west4 and the other large regions list the same or
+within a few per cent for these services.
+"""
+
+PRICES_AS_OF = "2026-09"
+SOURCE = (
+    "cloud.google.com/storage/pricing (storage per GiB-hour x 730), "
+    "cloud.google.com/kms/pricing, cloud.google.com/artifact-registry/pricing"
+)
+
+#: Cloud Storage, regional bucket, per GB-month: $0.000027397, $0.000013699, $0.000005479
+#: and $0.000001644 per GiB-hour for Standard, Nearline, Coldline and Archive.
+GCS_GB_MONTH = {
+    "STANDARD": 0.020,
+    "NEARLINE": 0.010,
+    "COLDLINE": 0.004,
+    "ARCHIVE": 0.0012,
+}
+#: Cloud KMS: each active (enabled) SOFTWARE key version, per month. Rotation adds a
+#: version and keeps the old ones enabled, so objects written under them stay readable.
+KMS_KEY_VERSION_MONTH = 0.06
+#: Artifact Registry storage per GB-month (the first 0.5 GB a month is free).
+ARTIFACT_REGISTRY_GB_MONTH = 0.10
+#: GCS keeps soft-deleted objects 7 days unless the bucket says otherwise (Cloud Storage
+#: docs, "Soft delete": the default policy of new buckets), billed as live bytes.
+GCS_DEFAULT_SOFT_DELETE_DAYS = 7
