@@ -501,7 +501,8 @@ def _quota_preference(
             f"(pulumi-gcp types it str), not {preferred!r}."
         )
     current = current_quota_value(cloud, quota_id, dims)
-    increase = int(preferred) == -1 or int(preferred) > current
+    # -1 is unlimited: asking for it is an increase unless the quota already is.
+    increase = current != -1 and (int(preferred) == -1 or int(preferred) > current)
     if increase and not inputs.get("contactEmail"):
         raise SimulatedGcpError(
             f"{where}: Error 400: contact_email is required for a quota increase "

@@ -162,16 +162,6 @@ class GpuQuotaArgs(AistackModel):
         "sizing summary (pools, machine types, node counts).",
     )
 
-    @field_validator("contact_email")
-    @classmethod
-    def _an_email(cls, email: str) -> str:
-        if not _EMAIL.fullmatch(email):
-            raise ValueError(
-                f"{email!r} is not an e-mail address. Fix: give the address Google may "
-                "contact about the quota request."
-            )
-        return email
-
     @field_validator("needs", mode="before")
     @classmethod
     def _needs_may_be_dataclasses(cls, needs: Any) -> Any:
@@ -306,6 +296,14 @@ class GpuQuota(pulumi.ComponentResource):
             problems = Problems()
             assert services is not None
             problems.items.extend(services.missing(QUOTAS_API, COMPUTE_API, where=name))
+            # Checked here, not by a field validator, so a typo in the address does not
+            # hide the needs' problems (a bad required field skips every check).
+            if not _EMAIL.fullmatch(args.contact_email):
+                problems.add(
+                    f"{name}.contactEmail",
+                    f"{args.contact_email!r} is not an e-mail address.",
+                    "give the address Google may contact about the quota request.",
+                )
             needs: list[tuple[str, GpuNeedArgs, str]] = [
                 (f"{name}.needs.{i}", need, "machineTypes") for i, need in enumerate(args.needs)
             ]
