@@ -358,3 +358,43 @@ def test_every_gcp_accelerator_in_the_catalog_has_quota_ids_in_googles_forms(mac
     for q in families:
         assert q.quota_id == "GPUS-PER-GPU-FAMILY-per-project-region"
         assert GPU_FAMILY.fullmatch(q.dimensions["gpu_family"])
+
+
+def test_aistack_check_passes_the_c1_rules_on_a_gpu_quota_covering_its_instance(tmp_path):
+    import json
+    import textwrap
+
+    from typer.testing import CliRunner
+
+    from aistack.cli import app
+
+    (tmp_path / "Pulumi.yaml").write_text("name: tiny-gcp\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(
+        "config:\n  gcp:project: team-ml-prod\n  gcp:region: europe-west4\n"
+    )
+    (tmp_path / "__main__.py").write_text(
+        textwrap.dedent(
+            """
+            import pulumi_gcp
+            from aistack import gcp
+            G = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
+            apis = gcp.ProjectServices("apis", {"project": "team-ml-prod"})
+            gcp.GpuQuota("gpus", {"governance": G, "contactEmail": "ml@example.com",
+                "needs": [{"pool": "dev", "region": "europe-west4",
+                           "machineTypes": ["g2-standard-8"], "maxNodes": 1,
+                           "market": "on-demand"}]}, services=apis)
+            pulumi_gcp.compute.Instance("box", machine_type="g2-standard-8",
+                zone="europe-west4-a", network_interfaces=[{"network": "default"}],
+                boot_disk={"initialize_params": {"image": "projects/p/global/images/i-1"}})
+            """
+        )
+    )
+    result = CliRunner().invoke(app, ["check", str(tmp_path), "--format", "json"])
+    findings = {
+        (f["rule_id"], f["resource_name"]): f["status"]
+        for item in json.loads(result.output)["items"]
+        for f in item.get("findings", [])
+    }
+    assert findings[("AIS-C1-02", "box")] == "compliant", result.output
+    c1_03 = {name: s for (rule, name), s in findings.items() if rule == "AIS-C1-03"}
+    assert c1_03 and set(c1_03.values()) == {"compliant"}
