@@ -24,7 +24,6 @@ Pools come from configuration (`needs`) or from components implementing `HasGpuN
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import re
@@ -37,8 +36,9 @@ import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
 from aistack import catalog
+from aistack._quota_needs import as_dicts, gather_needs
 from aistack.config import AistackModel, Governance
-from aistack.errors import ConfigError, Problems
+from aistack.errors import Problems
 from aistack.gcp._base import child_opts
 from aistack.gcp.project_services import ProjectServices
 
@@ -165,12 +165,7 @@ class GpuQuotaArgs(AistackModel):
     @field_validator("needs", mode="before")
     @classmethod
     def _needs_may_be_dataclasses(cls, needs: Any) -> Any:
-        if isinstance(needs, list | tuple):
-            return [
-                dataclasses.asdict(n) if dataclasses.is_dataclass(n) else n  # type: ignore[arg-type]
-                for n in needs
-            ]
-        return needs
+        return as_dicts(needs)
 
 
 @dataclass(frozen=True)
@@ -304,45 +299,20 @@ class GpuQuota(pulumi.ComponentResource):
                     f"{args.contact_email!r} is not an e-mail address.",
                     "give the address Google may contact about the quota request.",
                 )
-            needs: list[tuple[str, GpuNeedArgs, str]] = [
-                (f"{name}.needs.{i}", need, "machineTypes") for i, need in enumerate(args.needs)
-            ]
-            for i, pool in enumerate(pools):
-                where = f"{name}.pools.{i}"
-                if not isinstance(pool, HasGpuNeeds):
-                    problems.add(
-                        where,
-                        f"{type(pool).__name__} does not implement quota_needs().",
-                        "pass GCP pool components, or describe the pool in needs.",
-                    )
-                    continue
-                for j, reported in enumerate(pool.quota_needs()):
-                    data: Any = reported
-                    if dataclasses.is_dataclass(reported) and not isinstance(reported, type):
-                        data = dataclasses.asdict(reported)
-                    try:
-                        parsed = GpuNeedArgs.parse(data, where=f"{where}.{j}")
-                        needs.append((f"{where}.{j}", parsed, "machine_types"))
-                    except ConfigError as error:
-                        problems.extend(error)
-            if not needs and not problems:
-                problems.add(
-                    f"{name}.needs",
-                    "no pool needs GPU quota, so there is nothing to size a request from.",
-                    "list the pools in needs ({pool, region, machineTypes, maxNodes, "
-                    "market}) or pass pool components as pools=.",
-                )
-            seen: dict[tuple[str, str, str], str] = {}
-            for where, need, _ in needs:
-                key = (need.pool, need.region, need.market)
-                if key in seen:
-                    problems.add(
-                        f"{where}.pool",
-                        f"pool {need.pool!r} ({need.market}, {need.region}) is listed twice "
-                        f"(also at {seen[key]}); its GPUs would be counted twice.",
-                        "list each pool once per region and market, in needs or pools=.",
-                    )
-                seen.setdefault(key, where)
+            needs = gather_needs(
+                name,
+                args.needs,
+                pools,
+                problems,
+                model=GpuNeedArgs,
+                protocol=HasGpuNeeds,
+                types_field=("machineTypes", "machine_types"),
+                identity=lambda need: (need.pool, need.region, need.market),
+                describe=lambda need: f"{need.pool!r} ({need.market}, {need.region})",
+                pools_fix="pass GCP pool components, or describe the pool in needs.",
+                needs_fix="list the pools in needs ({pool, region, machineTypes, maxNodes, "
+                "market}) or pass pool components as pools=.",
+            )
             sizings = _size(needs, args.governance, problems)
             problems.raise_if_any()
             return sizings
