@@ -398,3 +398,33 @@ def test_aistack_check_passes_the_c1_rules_on_a_gpu_quota_covering_its_instance(
     assert findings[("AIS-C1-02", "box")] == "compliant", result.output
     c1_03 = {name: s for (rule, name), s in findings.items() if rule == "AIS-C1-03"}
     assert c1_03 and set(c1_03.values()) == {"compliant"}
+
+
+def test_the_simulated_quota_info_answers_as_cloud_quotas_does(monkeypatch):
+    # QuotaInfo.dimensionsInfos (Cloud Quotas v1 reference): an entry without dimensions
+    # holds the default for the locations it lists; a location with its own value has its
+    # own entry; a global quota's one entry applies to ["global"].
+    from aistack.engine.gcp_cloud import _quota_info
+
+    monkeypatch.setattr(
+        SimulatedCloud, "gcp_quotas", {"NVIDIA-L4-GPUS-per-project-region/us-central1": 8}
+    )
+    cloud = SimulatedCloud({"gcp:project": PROJECT})
+    args = {"parent": f"projects/{PROJECT}", "service": "compute.googleapis.com"}
+    regional = _quota_info(cloud, {**args, "quotaId": "NVIDIA-L4-GPUS-per-project-region"})
+    default, override = regional["dimensionsInfos"]
+    assert default["dimensions"] == {} and default["details"] == [{"value": "0"}]
+    assert "us-central1" not in default["applicableLocations"]
+    assert override == {
+        "dimensions": {"region": "us-central1"},
+        "details": [{"value": "8"}],
+        "applicableLocations": ["us-central1"],
+    }
+    assert current_value(regional["dimensionsInfos"], {"region": "us-central1"}) == 8
+    assert current_value(regional["dimensionsInfos"], {"region": "europe-west4"}) == 0
+    ceiling = _quota_info(cloud, {**args, "quotaId": "GPUS-ALL-REGIONS-per-project"})
+    assert ceiling["dimensionsInfos"] == [
+        {"dimensions": {}, "details": [{"value": "0"}], "applicableLocations": ["global"]}
+    ]
+    with pytest.raises(Exception, match="metric name"):
+        _quota_info(cloud, {**args, "quotaId": "NVIDIA_L4_GPUS"})
