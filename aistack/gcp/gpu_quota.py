@@ -146,8 +146,9 @@ class GpuQuotaArgs(AistackModel):
         ge=0,
         le=100,
         description="Extra GPUs on top of the pools' maximum, in percent, rounded up to "
-        "whole GPUs. Default 0: pools report their surge themselves; add a percentage for "
-        "capacity outside the pools (ad-hoc VMs, notebooks).",
+        "whole machines of the smallest type the pools in that quota launch (a VM takes "
+        "all its GPUs or none). Default 0: pools report their surge themselves; add a "
+        "percentage for capacity outside the pools (ad-hoc VMs, notebooks).",
     )
     include_global_ceiling: bool = Field(
         True,
@@ -178,6 +179,9 @@ class PoolGpus:
     max_nodes: int
     surge_nodes: int
     gpus: int
+    #: GPUs of the smallest machine type the pool may launch in this quota: the unit of
+    #: the percentage headroom.
+    smallest_gpus: int = 1
 
 
 @dataclass(frozen=True)
@@ -231,7 +235,10 @@ def plan_requests(
         quota, pools = quotas[key], tuple(grouped[key])
         dimensions = dict(key[1])
         pool_gpus = sum(p.gpus for p in pools)
-        headroom = math.ceil(pool_gpus * headroom_percent / 100) if headroom_percent else 0
+        headroom = 0
+        if headroom_percent:
+            unit = min(p.smallest_gpus for p in pools)
+            headroom = math.ceil(pool_gpus * headroom_percent / 100 / unit) * unit
         gpus = pool_gpus + headroom
         where = f" in {dimensions['region']}" if "region" in dimensions else " (all regions)"
         text = f"{quota.quota_id}{where}: {gpus} GPUs for " + ", ".join(
@@ -454,6 +461,7 @@ def _size(
                         max_nodes=need.max_nodes,
                         surge_nodes=need.surge_nodes,
                         gpus=(need.max_nodes + need.surge_nodes) * largest.gpu_count,
+                        smallest_gpus=min(t.gpu_count for t in types),
                     ),
                 )
             )

@@ -133,9 +133,19 @@ def test_a_pool_of_mixed_types_is_sized_on_its_largest(run, governance):
     assert _preferences(graph)[("GPUS-ALL-REGIONS-per-project", ())] == "12"
 
 
-def test_headroom_percent_rounds_up_to_whole_gpus(run, governance):
+def test_headroom_percent_rounds_up_to_whole_machines_of_the_smallest_type(run, governance):
     graph = run(_stack(governance, _need(maxNodes=1), headroomPercent=10))
-    assert set(_preferences(graph).values()) == {"9"}  # 8 + ceil(0.8)
+    # 0.8 GPUs of headroom is no use to a VM that takes 8: one more a3-highgpu-8g.
+    assert set(_preferences(graph).values()) == {"16"}
+    graph = run(
+        _stack(
+            governance,
+            _need(machineTypes=["a3-highgpu-8g", "a3-highgpu-2g"], maxNodes=2),
+            headroomPercent=10,
+        )
+    )
+    # 1.6 GPUs rounds up to one a3-highgpu-2g.
+    assert set(_preferences(graph).values()) == {"18"}
 
 
 def test_the_global_ceiling_can_be_left_to_the_organisation(run, governance):
