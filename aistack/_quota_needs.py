@@ -44,15 +44,19 @@ def gather_needs(
     describe: Callable[[N], str],
     pools_fix: str,
     needs_fix: str,
+    configured_paths: Sequence[str] | None = None,
 ) -> list[tuple[str, N, str]]:
     """(field path, need, name of its types field) for every configured need and every need
     the `pools` report, with problems for pools that cannot report needs, reported needs
     that do not validate, a pool listed twice (`identity`) and no needs at all.
 
     `types_field` is the types field's (config, python) name: config paths are camelCase
-    like the config file, a component's needs are Python objects, so snake_case."""
+    like the config file, a component's needs are Python objects, so snake_case.
+    `configured_paths` are the configured needs' field paths when some were set aside
+    (default: `<name>.needs.<i>`)."""
+    paths = configured_paths or [f"{name}.needs.{i}" for i in range(len(configured))]
     needs: list[tuple[str, N, str]] = [
-        (f"{name}.needs.{i}", need, types_field[0]) for i, need in enumerate(configured)
+        (path, need, types_field[0]) for path, need in zip(paths, configured, strict=True)
     ]
     for i, pool in enumerate(pools):
         where = f"{name}.pools.{i}"

@@ -38,7 +38,7 @@ from pydantic import Field, field_validator
 from aistack import catalog
 from aistack._quota_needs import as_dicts, gather_needs
 from aistack.config import AistackModel, Governance
-from aistack.errors import Problems
+from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp._base import child_opts
 from aistack.gcp.project_services import ProjectServices
 
@@ -294,8 +294,13 @@ class GpuQuota(pulumi.ComponentResource):
         must enable cloudquotas and compute). `pools`: components whose `quota_needs()`
         size the requests, on top of `needs`."""
 
+        # Each configured need is validated on its own first: pydantic would reject the
+        # whole `needs` field for one bad count and skip every check of the other needs
+        # (their regions, machine types), and the promise is every problem at once.
+        args, bad_needs, need_paths = _split_needs(args, name)
+
         def checks(args: GpuQuotaArgs) -> list[tuple[catalog.GcpGpuQuotaId, PoolGpus]]:
-            problems = Problems()
+            problems = Problems(list(bad_needs))
             assert services is not None
             problems.items.extend(services.missing(QUOTAS_API, COMPUTE_API, where=name))
             # Checked here, not by a field validator, so a typo in the address does not
@@ -311,6 +316,7 @@ class GpuQuota(pulumi.ComponentResource):
                 args.needs,
                 pools,
                 problems,
+                configured_paths=need_paths,
                 model=GpuNeedArgs,
                 protocol=HasGpuNeeds,
                 types_field=("machineTypes", "machine_types"),
@@ -399,6 +405,26 @@ class GpuQuota(pulumi.ComponentResource):
                 },
             }
         )
+
+
+def _split_needs(args: Any, name: str) -> tuple[Any, list[Problem], list[str]]:
+    """`args` with only the configured needs that validate, the problems of the others,
+    and the field path of each need kept (its index in the configuration)."""
+    raw = args.model_dump() if isinstance(args, GpuQuotaArgs) else args
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("needs"), list | tuple):
+        return args, [], []
+    kept: list[Any] = []
+    problems: list[Problem] = []
+    paths: list[str] = []
+    for i, need in enumerate(as_dicts(list(raw["needs"]))):
+        try:
+            GpuNeedArgs.parse(need, where=f"{name}.needs.{i}")
+        except ConfigError as error:
+            problems.extend(error.problems)
+            continue
+        kept.append(need)
+        paths.append(f"{name}.needs.{i}")
+    return {**raw, "needs": kept}, problems, paths
 
 
 def _size(

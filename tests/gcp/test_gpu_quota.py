@@ -268,11 +268,14 @@ def test_every_bad_need_is_reported_at_once(run, governance):
                 _need(pool="far", region="europe-west4", machineTypes=["g2-standard-4"]),
                 _need(pool="dup"),
                 _need(pool="dup"),
+                _need(pool="zero", maxNodes=0),
                 services={"services": ["compute.googleapis.com"]},
                 contactEmail="not-an-email",
             )
         )
     problems = {p.field: p.message for p in caught.value.problems}
+    # A bad count in one need does not hide the other needs' problems.
+    assert "gpus.needs.6.maxNodes" in problems
     assert "not in governance.allowed_regions" in problems["gpus.needs.0.region"]
     assert "AWS instance type" in problems["gpus.needs.1.machineTypes.0"]
     assert "not a GPU machine type" in problems["gpus.needs.2.machineTypes.0"]
@@ -280,7 +283,7 @@ def test_every_bad_need_is_reported_at_once(run, governance):
     assert "cloudquotas.googleapis.com" in problems["gpus.services"]
     assert "not an e-mail address" in problems["gpus.contactEmail"]
     assert "gpus.needs.3.machineTypes.0" not in problems  # g2 is offered in europe-west4
-    assert len(problems) == 6
+    assert len(problems) == 7
 
 
 def test_a_machine_type_the_regions_zones_do_not_offer_is_refused(run, governance):
