@@ -381,8 +381,9 @@ class GpuQuota(pulumi.ComponentResource):
                 ),
                 contact_email=args.contact_email,
                 justification=justification,
-                # Preferences cannot be deleted in Cloud Quotas (a destroy only forgets
-                # them), and a granted quota must outlive the stack: never try.
+                # Cloud Quotas v1 has no delete for quota preferences (create, get, list
+                # and patch: CloudQuotasClient service description), and a granted quota
+                # must outlive the stack: `pulumi destroy` only forgets them.
                 opts=child_opts(self, depends_on=apis, retain_on_delete=True),
             )
             self.preferences[request.preference_id] = preference
