@@ -508,6 +508,17 @@ def _quota_preference(
             f"{where}: Error 400: contact_email is required for a quota increase "
             f"({quota_id} {dims} from {current:g} to {preferred})."
         )
+    # "There is only one QuotaPreference resource for a quota value targeting a unique set
+    # of dimensions" (QuotaPreference reference): a second one is refused.
+    identity = (parent, service, quota_id, tuple(sorted(dims.items())))
+    # Kept on the cloud object, which the engine builds per run (one simulated project).
+    filed: dict[tuple[Any, ...], str] = cloud.__dict__.setdefault("_gcp_quota_preferences", {})
+    if identity in filed and filed[identity] != args.name:
+        raise SimulatedGcpError(
+            f"{where}: Error 409: a QuotaPreference for {quota_id} {dims} already exists in "
+            f"{parent} ({filed[identity]!r}): one preference per quota and dimensions."
+        )
+    filed[identity] = args.name
     name = str(inputs.get("name") or _physical_name(args))
     resource_id = f"{parent}/locations/global/quotaPreferences/{name}"
     stamp = "2026-01-01T00:00:00Z"

@@ -441,3 +441,19 @@ def test_the_simulated_quota_info_answers_as_cloud_quotas_does(monkeypatch):
     ]
     with pytest.raises(Exception, match="metric name"):
         _quota_info(cloud, {**args, "quotaId": "NVIDIA_L4_GPUS"})
+
+
+def test_two_gpu_quotas_filing_the_same_quota_in_one_project_fail_as_on_gcp(run, governance):
+    # One QuotaPreference per quota and dimensions per project (QuotaPreference reference):
+    # size one GpuQuota for every pool of the project instead.
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        for name in ("a", "b"):
+            gcp.GpuQuota(
+                name,
+                {"governance": governance, "contactEmail": EMAIL, "needs": [_need(pool=name)]},
+                services=apis,
+            )
+
+    with pytest.raises(Exception, match="already exists"):
+        run(program)
