@@ -35,6 +35,7 @@ import pulumi_aws as aws
 from pydantic import Field, field_validator
 
 from aistack import catalog
+from aistack._quota_needs import as_dicts, gather_needs
 from aistack.aws._base import child_opts
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
@@ -168,12 +169,7 @@ class GpuQuotaArgs(AistackModel):
     @field_validator("needs", mode="before")
     @classmethod
     def _needs_may_be_dataclasses(cls, needs: Any) -> Any:
-        if isinstance(needs, list | tuple):
-            return [
-                dataclasses.asdict(n) if dataclasses.is_dataclass(n) else n  # type: ignore[arg-type]
-                for n in needs
-            ]
-        return needs
+        return as_dicts(needs)
 
 
 @dataclass(frozen=True)
@@ -360,49 +356,21 @@ class GpuQuota(pulumi.ComponentResource):
             if region_problem:
                 problems.items.append(region_problem)
 
-            # (field path, need, name of its types field): config paths are camelCase like
-            # the config file; a component's needs are Python objects, so snake_case.
-            needs: list[tuple[str, QuotaNeedArgs, str]] = [
-                (f"{name}.needs.{i}", need, "instanceTypes") for i, need in enumerate(args.needs)
-            ]
-            for i, pool in enumerate(pools):
-                where = f"{name}.pools.{i}"
-                if not isinstance(pool, HasQuotaNeeds):
-                    problems.add(
-                        where,
-                        f"{type(pool).__name__} does not implement quota_needs().",
-                        "pass pool components (TrainingPool, InferenceTier), or describe the "
-                        "pool in needs.",
-                    )
-                    continue
-                for j, reported in enumerate(pool.quota_needs()):
-                    data: Any = reported
-                    if dataclasses.is_dataclass(reported) and not isinstance(reported, type):
-                        data = dataclasses.asdict(reported)
-                    try:
-                        parsed = QuotaNeedArgs.parse(data, where=f"{where}.{j}")
-                        needs.append((f"{where}.{j}", parsed, "instance_types"))
-                    except ConfigError as error:
-                        problems.extend(error)
-
-            if not needs and not problems:
-                problems.add(
-                    f"{name}.needs",
-                    "no pool needs GPU quota, so there is nothing to size a request from.",
-                    "list the pools in needs ({pool, instanceTypes, maxNodes, market}) or pass "
-                    "pool components as pools=.",
-                )
-            seen: dict[tuple[str, str], str] = {}
-            for where, need, _ in needs:
-                key = (need.pool, need.market)
-                if key in seen:
-                    problems.add(
-                        f"{where}.pool",
-                        f"pool {need.pool!r} ({need.market}) is listed twice (also at "
-                        f"{seen[key]}); its quota would be counted twice.",
-                        "list each pool once per market, in needs or in pools=, not both.",
-                    )
-                seen.setdefault(key, where)
+            needs = gather_needs(
+                name,
+                args.needs,
+                pools,
+                problems,
+                model=QuotaNeedArgs,
+                protocol=HasQuotaNeeds,
+                types_field=("instanceTypes", "instance_types"),
+                identity=lambda need: (need.pool, need.market),
+                describe=lambda need: f"{need.pool!r} ({need.market})",
+                pools_fix="pass pool components (TrainingPool, InferenceTier), or describe "
+                "the pool in needs.",
+                needs_fix="list the pools in needs ({pool, instanceTypes, maxNodes, market}) "
+                "or pass pool components as pools=.",
+            )
 
             codes = known_quota_codes()
             for code in args.floors:

@@ -39,6 +39,7 @@ __all__ = [
     "CLOUDS",
     "CatalogInfo",
     "Cloud",
+    "GcpGpuQuotaId",
     "InstanceType",
     "Market",
     "Price",
@@ -53,6 +54,7 @@ __all__ = [
     "get",
     "gpu_models",
     "gpu_quota",
+    "gpu_quota_ids",
     "instance_types",
     "price_sources",
     "region_zones",
@@ -568,6 +570,85 @@ def gpu_quota(instance_type: str, market: Market) -> QuotaCode:
         market=market,
         unit=quotas["unit"],
     )
+
+
+@dataclass(frozen=True)
+class GcpGpuQuotaId:
+    """One Cloud Quotas quota a GCP machine type's GPUs count against.
+
+    `quota_id` is the Cloud Quotas id a QuotaPreference names (`NVIDIA-L4-GPUS-per-project-
+    region`), not the Compute metric name (`NVIDIA_L4_GPUS`): the API answers 404 to a
+    metric name. `dimensions` are the dimensions besides `region` (the family quota's
+    `gpu_family`); `regional` says whether the quota also has the `region` dimension.
+    """
+
+    quota_id: str
+    dimensions: Mapping[str, str]
+    regional: bool
+    #: "per-model", "family" or "global": what the quota limits.
+    scope: Literal["per-model", "family", "global"]
+    #: The market whose GPUs count, or None when both do (the family and global quotas).
+    market: Market | None
+    description: str
+
+    def key(self, region: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The quota's identity in `region`: (quota id, sorted dimensions). One
+        QuotaPreference exists per key and project."""
+        dims = dict(self.dimensions)
+        if self.regional:
+            dims["region"] = region
+        return self.quota_id, tuple(sorted(dims.items()))
+
+
+def gpu_quota_ids(instance_type: str, market: Market) -> tuple[GcpGpuQuotaId, ...]:
+    """Every Cloud Quotas quota one GPU of GCP machine type `instance_type` counts against
+    in `market`: its model's regional quota (the PREEMPTIBLE- one for Spot), the GPU family
+    quota for H100 and newer, and the project-wide GPUS-ALL-REGIONS ceiling (0 in new
+    projects). Source: the catalog's `gcp-quota-ids` entry."""
+    _check_market(market)
+    t = get(instance_type)
+    if t.cloud != "gcp":
+        raise ConfigError(
+            f"{t.name} is an AWS instance type; AWS limits vCPUs per instance family.",
+            field="instance_type",
+            fix="use vcpu_quota() for AWS instance types.",
+        )
+    data = _load("gcp")
+    family = data.families[t.family]
+    spot = market == "spot"
+    model_name = ("Preemptible " if spot else "") + family["gpu_quota_name"]
+    found = [
+        GcpGpuQuotaId(
+            quota_id=family["preemptible_gpu_quota_id" if spot else "gpu_quota_id"],
+            dimensions=MappingProxyType({}),
+            regional=True,
+            scope="per-model",
+            market=market,
+            description=model_name,
+        )
+    ]
+    if family.get("gpu_family"):
+        found.append(
+            GcpGpuQuotaId(
+                quota_id=data.quotas["family_gpu_quota_id"],
+                dimensions=MappingProxyType({"gpu_family": family["gpu_family"]}),
+                regional=True,
+                scope="family",
+                market=None,
+                description=f"GPUs of family {family['gpu_family']}",
+            )
+        )
+    found.append(
+        GcpGpuQuotaId(
+            quota_id=data.quotas["global_gpu_quota_id"],
+            dimensions=MappingProxyType({}),
+            regional=False,
+            scope="global",
+            market=None,
+            description="GPUs (all regions)",
+        )
+    )
+    return tuple(found)
 
 
 # ---------------------------------------------------------------------------------------

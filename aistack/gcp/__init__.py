@@ -16,6 +16,10 @@ _EXPORTS = {
     "ProjectServicesArgs": "aistack.gcp.project_services",
     "DatasetBucket": "aistack.gcp.dataset_bucket",
     "DatasetBucketArgs": "aistack.gcp.dataset_bucket",
+    "GpuQuota": "aistack.gcp.gpu_quota",
+    "GpuQuotaArgs": "aistack.gcp.gpu_quota",
+    "GpuNeed": "aistack.gcp.gpu_quota",
+    "HasGpuNeeds": "aistack.gcp.gpu_quota",
 }
 
 __all__ = sorted(_EXPORTS)

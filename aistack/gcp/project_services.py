@@ -37,6 +37,7 @@ BASE_SERVICES = (
 #: The APIs each aistack GCP component calls (docs/components/gcp-project-services.md).
 COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
     "DatasetBucket": ("storage.googleapis.com", "cloudkms.googleapis.com"),
+    "GpuQuota": ("cloudquotas.googleapis.com", "compute.googleapis.com"),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

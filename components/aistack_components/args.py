@@ -1200,8 +1200,9 @@ class GcpProjectServicesArgs(TypedDict):
     services: NotRequired[list[str]]
     """APIs to enable; default: every API aistack's GCP components use. Extra APIs are added
     with `extra_services`. Default: ["cloudkms.googleapis.com",
-    "cloudresourcemanager.googleapis.com", "iam.googleapis.com",
-    "serviceusage.googleapis.com", "storage.googleapis.com"].
+    "cloudquotas.googleapis.com", "cloudresourcemanager.googleapis.com",
+    "compute.googleapis.com", "iam.googleapis.com", "serviceusage.googleapis.com",
+    "storage.googleapis.com"].
     """
     extra_services: NotRequired[list[str]]
     """More APIs the team's own resources need, e.g. 'bigquery.googleapis.com'. Default: []."""

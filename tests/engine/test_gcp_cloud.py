@@ -162,9 +162,14 @@ def test_gpu_quotas_of_a_new_project_are_zero_per_region_and_globally():
         pulumi.export("ceiling", ceiling.dimensions_infos)
 
     out = _exported(program)
-    europe = next(i for i in out["regional"] if i["dimensions"] == {"region": "europe-west4"})
+    # As Cloud Quotas answers (QuotaInfo.dimensionsInfos): the default is one entry without
+    # dimensions listing the locations it applies to; only a location with its own value
+    # has an entry of its own, and a new project has none.
+    (default,) = out["regional"]
+    assert default["dimensions"] == {}
+    assert "europe-west4" in default["applicableLocations"]
     # pulumi-gcp 10: `details` is a list of {value: str}, not one object.
-    assert europe["details"] == [{"value": "0"}]
+    assert default["details"] == [{"value": "0"}]
     assert out["ceiling"] == [
         {"dimensions": {}, "details": [{"value": "0"}], "applicableLocations": ["global"]}
     ]
