@@ -496,6 +496,12 @@ class _References:
         candidates = [c for c in self.by_value[value] if c[0].resource.urn != owner.urn]
         # The program's own record of where the input came from narrows it down.
         deps = set(owner.property_dependencies.get(key, ()))
+        # Google names are short and repeat ("default", "github"), and a bucket's id is its
+        # name: equal text is a Google reference only when the input came from that
+        # resource (a name typed in is a literal, as in Terraform).
+        candidates = [
+            c for c in candidates if c[0].resource.urn in deps or not _is_google(c[0].resource)
+        ]
         narrowed = [c for c in candidates if c[0].resource.urn in deps]
         candidates = narrowed or candidates
         # S3 bucket settings take the bucket's name as their id; the bucket is the one
@@ -513,6 +519,10 @@ class _References:
         wants_arn = "arn" in leaf.lower()
         candidates.sort(key=lambda c: (c[1] != ("arn" if wants_arn else "id"), c[0].address))
         return candidates[0]
+
+
+def _is_google(resource: Resource) -> bool:
+    return resource.type.startswith("gcp:")
 
 
 def _inputs_mention(resource: Resource, value: str) -> bool:

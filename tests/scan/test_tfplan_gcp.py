@@ -12,6 +12,7 @@ import importlib
 import json
 import re
 
+import pulumi_gcp as gcp
 import pytest
 
 from aistack import engine
@@ -199,3 +200,27 @@ def test_every_key_is_snake_case_and_no_plural_pulumi_block_name_survives(plan):
         if not re.fullmatch(r"[a-z0-9_]+", key)
     }
     assert bad == set()
+
+
+def test_a_literal_equal_to_a_name_is_no_reference_when_it_did_not_come_from_it():
+    def program():
+        logs = gcp.storage.Bucket("logs", name="shared-logs", location=gcp_programs.REGION)
+        gcp.storage.Bucket(
+            "from-output",
+            location=gcp_programs.REGION,
+            logging=gcp.storage.BucketLoggingArgs(log_bucket=logs.name),
+        )
+        gcp.storage.Bucket(
+            "typed-in",
+            location=gcp_programs.REGION,
+            logging=gcp.storage.BucketLoggingArgs(log_bucket="shared-logs"),
+        )
+
+    plan = to_terraform_plan(engine.run(program, config=gcp_programs.CONFIG))
+    wired = _resource(plan, "google_storage_bucket.from-output", "configuration")["expressions"]
+    typed = _resource(plan, "google_storage_bucket.typed-in", "configuration")["expressions"]
+    assert wired["logging"][0]["log_bucket"]["references"][0] == "google_storage_bucket.logs.name"
+    assert "logging" not in typed
+    assert _resource(plan, "google_storage_bucket.typed-in")["values"]["logging"] == [
+        {"log_bucket": "shared-logs"}
+    ]
