@@ -1,5 +1,6 @@
-"""External validators over a recorded stack: checkov on the stack as a Terraform plan, and
-every AWS IAM policy document against an IAM action database.
+"""External validators over a recorded stack: checkov on the stack as a Terraform plan,
+every AWS IAM policy document against an IAM action database, and every Google IAM role
+and custom-role permission against Google's published roles reference.
 
 `aistack scan` runs both and fails on anything the skip list (`skips.yaml`) does not
 explain; tests run them over the example stacks (docs/scan.md). Names are imported on first
@@ -20,6 +21,7 @@ _EXPORTS = {
     "SkipEntry": "aistack.scan.findings",
     "SkipList": "aistack.scan.findings",
     "Triage": "aistack.scan.findings",
+    "GcpRoleData": "aistack.scan.gcp_iam",
     "check_graph": "aistack.scan.iam",
     "policy_documents": "aistack.scan.iam",
     "ScanResult": "aistack.scan.runner",

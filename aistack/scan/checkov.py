@@ -61,6 +61,9 @@ class CheckovResult:
     resource_count: int
     #: Wall-clock time of the checkov process (about 5 s of it is checkov's import).
     seconds: float = 0.0
+    #: (check id, Pulumi logical name) of every check that passed: a check that could not
+    #: read its attribute reports neither pass nor fail, so tests assert on this too.
+    passed_checks: frozenset[tuple[str, str]] = frozenset()
 
 
 def find_checkov() -> str:
@@ -171,6 +174,7 @@ def parse_report(stdout: str, names: dict[str, str], *, seconds: float = 0.0) ->
         raise CheckovFailedError(f"checkov printed no JSON report: {stdout[:500]!r}") from error
     reports = report if isinstance(report, list) else [report]
     findings: list[Finding] = []
+    passed_checks: set[tuple[str, str]] = set()
     passed = resources = 0
     version = ""
     for item in reports:
@@ -178,6 +182,11 @@ def parse_report(stdout: str, names: dict[str, str], *, seconds: float = 0.0) ->
         passed += int(summary.get("passed", 0))
         resources += int(summary.get("resource_count", 0))
         version = version or str(summary.get("checkov_version", ""))
+        for check in item.get("results", {}).get("passed_checks", []):
+            address = str(check.get("resource", ""))
+            passed_checks.add(
+                (str(check.get("check_id", "")), names.get(address, address.partition(".")[2]))
+            )
         for check in item.get("results", {}).get("failed_checks", []):
             address = str(check.get("resource", ""))
             findings.append(
@@ -197,4 +206,5 @@ def parse_report(stdout: str, names: dict[str, str], *, seconds: float = 0.0) ->
         findings=findings,
         resource_count=resources,
         seconds=seconds,
+        passed_checks=frozenset(passed_checks),
     )

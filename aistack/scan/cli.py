@@ -76,6 +76,13 @@ def _print(result) -> None:
         f"IAM ({iam['database']}): {iam['documents']} policy documents, {iam['failed']} findings",
         highlight=False,
     )
+    if "gcp_iam" in summary:
+        gcp = summary["gcp_iam"]
+        console.print(
+            f"Google IAM ({gcp['database']}): {gcp['grants']} grants, "
+            f"{gcp['custom_roles']} custom roles, {gcp['failed']} findings",
+            highlight=False,
+        )
     triage = result.triage
     if triage.failed:
         console.print("[bold]Failed[/]")

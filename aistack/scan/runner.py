@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from aistack.engine.graph import StackGraph
-from aistack.scan import iam
+from aistack.scan import gcp_iam, iam
 from aistack.scan.checkov import CheckovResult, run_checkov
 from aistack.scan.findings import DEFAULT_SKIPS, Finding, SkipList, Triage
 
@@ -22,6 +22,9 @@ class ScanResult:
     iam_documents: int
     iam_findings: list[Finding]
     triage: Triage = field(default_factory=Triage)
+    #: Google IAM grants (members, bindings, policy bindings) and custom roles checked.
+    gcp_grants: int = 0
+    gcp_custom_roles: int = 0
 
     @property
     def findings(self) -> list[Finding]:
@@ -52,6 +55,18 @@ class ScanResult:
                 "documents": self.iam_documents,
                 "failed": len(self.iam_findings),
             },
+            **(
+                {
+                    "gcp_iam": {
+                        "database": gcp_iam.default_data().version,
+                        "grants": self.gcp_grants,
+                        "custom_roles": self.gcp_custom_roles,
+                        "failed": sum(f.check_id.startswith("GCP_") for f in self.iam_findings),
+                    }
+                }
+                if self.gcp_grants or self.gcp_custom_roles
+                else {}
+            ),
             **self.triage.as_dict(),
         }
 
@@ -74,13 +89,15 @@ def scan(
     )
     checkov_result = run_checkov(graph, checkov=checkov_executable) if checkov else None
     documents = iam.policy_documents(graph)
-    iam_findings = iam.check_graph(graph)
+    iam_findings = iam.check_graph(graph) + gcp_iam.check_graph(graph)
     result = ScanResult(
         project=graph.project,
         stack=graph.stack,
         checkov=checkov_result,
         iam_documents=len(documents),
         iam_findings=iam_findings,
+        gcp_grants=len(gcp_iam.role_uses(graph)),
+        gcp_custom_roles=len(gcp_iam.custom_roles(graph)),
     )
     result.triage = skip_list.triage(result.findings)
     return result

@@ -1,13 +1,17 @@
 """A recorded StackGraph as a Terraform plan (`terraform show -json`), so Terraform tools can
 judge a Pulumi stack.
 
-pulumi-aws is generated from the Terraform AWS provider, so each `aws:` resource is a
-Terraform resource under another name: the token's module and type name give the Terraform
-type, the Python SDK's snake_case property names are Terraform's attribute names, and the
-SDK's type annotations say which inputs are blocks (emitted as lists of objects, as
-Terraform's JSON plan does), which are maps (kept as objects) and which are scalars.
-Where Pulumi renamed something (mostly plural names of repeatable blocks) a small table
-below maps it back, each entry with the reason.
+pulumi-aws and pulumi-gcp are generated from the Terraform AWS and Google providers, so
+each `aws:` and `gcp:` resource is a Terraform resource under another name. AWS: the
+token's module and type name give the Terraform type (with a small override table).
+Google: the type comes from pulumi-gcp's own bridge metadata, shipped as
+`data/gcp_terraform.json` (546 of its 1,474 types break any naming rule:
+`gcp:projects/service:Service` is `google_project_service`). The Python SDK's snake_case
+property names are Terraform's attribute names, and the SDK's type annotations say which
+inputs are blocks (emitted as lists of objects, as Terraform's JSON plan does), which are
+maps (kept as objects) and which are scalars. Where Pulumi renamed something (mostly
+plural names of repeatable blocks) a table maps it back: by hand for AWS, each entry with
+its reason; from the bridge metadata for Google.
 
 An input equal to another resource's id or ARN becomes a reference in
 `configuration.root_module.resources[].expressions` and is left out of `planned_values`,
@@ -26,6 +30,7 @@ import json
 import re
 import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from aistack.engine.graph import Resource, StackGraph
@@ -43,6 +48,17 @@ __all__ = [
 ]
 
 PROVIDER_NAME = "registry.terraform.io/hashicorp/aws"
+GOOGLE_PROVIDER_NAME = "registry.terraform.io/hashicorp/google"
+
+#: Pulumi provider -> (Terraform provider config key, provider source address).
+PROVIDERS: dict[str, tuple[str, str]] = {
+    "aws": ("aws", PROVIDER_NAME),
+    "gcp": ("google", GOOGLE_PROVIDER_NAME),
+}
+
+#: pulumi-gcp's token -> Terraform type and block renames (tools/refresh_gcp_terraform_types.py
+#: writes it from pulumi-gcp's bridge-metadata.json; docs/scan.md says how to refresh it).
+GCP_TYPES_FILE = Path(__file__).with_name("data") / "gcp_terraform.json"
 
 #: Pulumi module -> Terraform type prefix, where Terraform's prefix is not the module name.
 MODULE_PREFIXES: dict[str, str] = {
@@ -254,17 +270,48 @@ def snake_case(name: str) -> str:
     return _CAMEL_BOUNDARY.sub("_", name).lower()
 
 
+@functools.cache
+def gcp_types() -> dict[str, Any]:
+    """The shipped pulumi-gcp mapping (loaded on first use: AWS-only scans never read it)."""
+    document: dict[str, Any] = json.loads(GCP_TYPES_FILE.read_text())
+    return document
+
+
+def _gcp_entry(token: str) -> dict[str, Any]:
+    entry: dict[str, Any] = gcp_types()["resources"].get(token, {})
+    return entry
+
+
 def terraform_type(token: str) -> str:
-    """The Terraform resource type of a pulumi-aws token (`aws:s3/bucket:Bucket` ->
-    `aws_s3_bucket`)."""
+    """The Terraform resource type of a pulumi-aws or pulumi-gcp token
+    (`aws:s3/bucket:Bucket` -> `aws_s3_bucket`, `gcp:projects/service:Service` ->
+    `google_project_service`)."""
     if token in TYPE_OVERRIDES:
         return TYPE_OVERRIDES[token]
     provider, _, rest = token.partition(":")
     module_path, _, type_name = rest.partition(":")
     module = module_path.split("/")[0]
+    if provider == "gcp":
+        known = _gcp_entry(token).get("terraform")
+        if known:
+            return str(known)
+        # A type newer than the shipped metadata: the rule most google_* types follow.
+        return f"google_{module}_{snake_case(type_name)}"
     prefix = MODULE_PREFIXES.get(module, module)
     parts = [provider, prefix, snake_case(type_name)]
     return "_".join(part for part in parts if part)
+
+
+def block_rename(tf_type: str, token: str, path: str) -> str | None:
+    """Terraform's name for the Pulumi attribute at `path` (dotted Python names), when
+    Pulumi renamed it."""
+    renamed = BLOCK_RENAMES.get((tf_type, path))
+    if renamed:
+        return renamed[0]
+    if token.startswith("gcp:"):
+        gcp_name = _gcp_entry(token).get("renames", {}).get(path)
+        return str(gcp_name) if gcp_name else None
+    return None
 
 
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -379,8 +426,22 @@ def _emitted(resource: Resource) -> bool:
     return (
         resource.custom
         and not resource.type.startswith("pulumi:")
-        and resource.type.partition(":")[0] == "aws"
+        and resource.type.partition(":")[0] in PROVIDERS
     )
+
+
+def _provider(planned: PlanResource) -> str:
+    return planned.resource.type.partition(":")[0]
+
+
+#: Per provider, the attributes another resource's input may copy: (attribute, output key,
+#: known at plan time). AWS: ids and ARNs, known only after apply. Google: `name` (a
+#: configured or autonamed value, known at plan: Terraform's planned value holds it, which
+#: is what checkov's bucket-logging checks read), then `id` and `self_link` (after apply).
+REFERENCE_ATTRIBUTES: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "aws": (("id", "id", False), ("arn", "arn", False)),
+    "gcp": (("name", "name", True), ("id", "id", False), ("self_link", "selfLink", False)),
+}
 
 
 def terraform_address_map(graph: StackGraph) -> dict[str, PlanResource]:
@@ -408,9 +469,22 @@ class _References:
         self.by_value: dict[str, list[tuple[PlanResource, str]]] = {}
         for planned in emitted.values():
             resource = planned.resource
-            for attribute, value in (("id", resource.id), ("arn", resource.outputs.get("arn"))):
+            for attribute, key, _ in REFERENCE_ATTRIBUTES[_provider(planned)]:
+                value = resource.id if key == "id" else resource.outputs.get(key)
                 if isinstance(value, str) and value:
                     self.by_value.setdefault(value, []).append((planned, attribute))
+
+    @staticmethod
+    def known(ref: tuple[PlanResource, str] | None) -> bool:
+        """No reference, or one to an attribute a real plan already knows: the value stays
+        in planned_values."""
+        if ref is None:
+            return True
+        planned, attribute = ref
+        return any(
+            known and name == attribute
+            for name, _, known in REFERENCE_ATTRIBUTES[_provider(planned)]
+        )
 
     def find(
         self, value: Any, owner: Resource, key: str, leaf: str
@@ -422,6 +496,12 @@ class _References:
         candidates = [c for c in self.by_value[value] if c[0].resource.urn != owner.urn]
         # The program's own record of where the input came from narrows it down.
         deps = set(owner.property_dependencies.get(key, ()))
+        # Google names are short and repeat ("default", "github"), and a bucket's id is its
+        # name: equal text is a Google reference only when the input came from that
+        # resource (a name typed in is a literal, as in Terraform).
+        candidates = [
+            c for c in candidates if c[0].resource.urn in deps or not _is_google(c[0].resource)
+        ]
         narrowed = [c for c in candidates if c[0].resource.urn in deps]
         candidates = narrowed or candidates
         # S3 bucket settings take the bucket's name as their id; the bucket is the one
@@ -430,9 +510,19 @@ class _References:
         candidates = origin or candidates
         if not candidates:
             return None
+        if owner.type.startswith("gcp:"):
+            order = [attribute for attribute, _, _ in REFERENCE_ATTRIBUTES["gcp"]]
+            if "self_link" in leaf.lower():
+                order.insert(0, "self_link")
+            candidates.sort(key=lambda c: (order.index(c[1]), c[0].address))
+            return candidates[0]
         wants_arn = "arn" in leaf.lower()
         candidates.sort(key=lambda c: (c[1] != ("arn" if wants_arn else "id"), c[0].address))
         return candidates[0]
+
+
+def _is_google(resource: Resource) -> bool:
+    return resource.type.startswith("gcp:")
 
 
 def _inputs_mention(resource: Resource, value: str) -> bool:
@@ -477,12 +567,17 @@ class _Converter:
                 values[name] = converted
             if expression is not None:
                 expressions[name] = expression
+        if resource.type.startswith("gcp:") and "name" not in values:
+            # Pulumi autonamed it (known at preview); Terraform's config would have set it.
+            autoname = resource.outputs.get("name")
+            if isinstance(autoname, str) and "name" in {n for n, _ in fields.values()}:
+                values["name"] = autoname
         return values, expressions
 
     def _rename(self, name: str, parent_path: str) -> str:
         path = f"{parent_path}.{name}" if parent_path else name
-        renamed = BLOCK_RENAMES.get((self.planned.type, path))
-        return renamed[0] if renamed else name
+        renamed = block_rename(self.planned.type, self.planned.resource.type, path)
+        return renamed or name
 
     def value(self, value: Any, shape: Shape, path: str) -> tuple[Any, Any]:
         """(planned value, expression or None) for one input."""
@@ -508,7 +603,10 @@ class _Converter:
             leaf = path.rpartition(".")[2]
             refs = [self.references.find(item, owner, self.top_key, leaf) for item in value]
             if any(refs):
-                planned = [None if ref else item for item, ref in zip(value, refs, strict=True)]
+                planned = [
+                    item if self.references.known(ref) else None
+                    for item, ref in zip(value, refs, strict=True)
+                ]
                 return planned, {"references": _reference_strings(r for r in refs if r)}
             return value, None
         if isinstance(value, dict | list):
@@ -517,7 +615,8 @@ class _Converter:
         leaf = path.rpartition(".")[2]
         ref = self.references.find(value, self.planned.resource, self.top_key, leaf)
         if ref is not None:
-            return None, {"references": _reference_strings([ref])}
+            planned_value = value if self.references.known(ref) else None
+            return planned_value, {"references": _reference_strings([ref])}
         return value, None
 
     def object(self, value: dict[str, Any], cls: type | None, path: str) -> tuple[dict, dict]:
@@ -553,8 +652,8 @@ def list_attributes(graph: StackGraph) -> set[tuple[str, str, str]]:
         converter.resource()
         for path in converter.lists:
             parent, _, leaf = path.rpartition(".")
-            renamed = BLOCK_RENAMES.get((planned.type, path))
-            found.add((planned.type, path, renamed[0] if renamed else leaf))
+            renamed = block_rename(planned.type, planned.resource.type, path)
+            found.add((planned.type, path, renamed or leaf))
     return found
 
 
@@ -564,8 +663,11 @@ def to_terraform_plan(graph: StackGraph) -> dict[str, Any]:
     references = _References(emitted)
     planned_resources = []
     configured_resources = []
+    used: set[str] = set()
     for planned in emitted.values():
         values, expressions = _Converter(planned, references).resource()
+        config_key, provider_name = PROVIDERS[_provider(planned)]
+        used.add(_provider(planned))
         common = {
             "address": planned.address,
             "mode": "managed",
@@ -575,16 +677,15 @@ def to_terraform_plan(graph: StackGraph) -> dict[str, Any]:
         planned_resources.append(
             {
                 **common,
-                "provider_name": PROVIDER_NAME,
+                "provider_name": provider_name,
                 "schema_version": 0,
                 "values": values,
                 "sensitive_values": {},
             }
         )
         configured_resources.append(
-            {**common, "provider_config_key": "aws", "expressions": expressions}
+            {**common, "provider_config_key": config_key, "expressions": expressions}
         )
-    region = graph.config.get("aws:region", "")
     return {
         "format_version": "1.2",
         "terraform_version": "1.9.0",
@@ -595,19 +696,28 @@ def to_terraform_plan(graph: StackGraph) -> dict[str, Any]:
                 "mode": "managed",
                 "type": item["type"],
                 "name": item["name"],
-                "provider_name": PROVIDER_NAME,
+                "provider_name": item["provider_name"],
                 "change": {"actions": ["create"], "before": None, "after": item["values"]},
             }
             for item in planned_resources
         ],
         "configuration": {
-            "provider_config": {
-                "aws": {
-                    "name": "aws",
-                    "full_name": PROVIDER_NAME,
-                    "expressions": {"region": {"constant_value": region}} if region else {},
-                }
-            },
+            "provider_config": _provider_config(graph, used or {"aws"}),
             "root_module": {"resources": configured_resources},
         },
     }
+
+
+def _provider_config(graph: StackGraph, providers: set[str]) -> dict[str, Any]:
+    """Terraform's provider blocks, with the stack's region (and Google project) config."""
+    settings = {"aws": ("region",), "gcp": ("project", "region")}
+    config: dict[str, Any] = {}
+    for provider in sorted(providers):
+        key, full_name = PROVIDERS[provider]
+        expressions = {
+            setting: {"constant_value": graph.config[f"{provider}:{setting}"]}
+            for setting in settings[provider]
+            if graph.config.get(f"{provider}:{setting}")
+        }
+        config[key] = {"name": key, "full_name": full_name, "expressions": expressions}
+    return config

@@ -16,9 +16,12 @@ import pytest
 
 from aistack import engine
 from aistack.scan import Finding, scan
+from tests.scan import gcp_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = {"reference": ROOT, "minimal-training": ROOT / "stacks" / "minimal-training"}
+#: Programs scanned as example stacks too: a team's first GCP stack.
+PROGRAMS = {"gcp-foundation": gcp_programs.foundation}
 
 
 @pytest.fixture(scope="session")
@@ -31,13 +34,24 @@ def minimal_graph():
     return engine.run_project(STACKS["minimal-training"], stack="dev")
 
 
+@pytest.fixture(scope="session")
+def gcp_foundation_graph():
+    return engine.run(gcp_programs.foundation, config=gcp_programs.CONFIG)
+
+
 def _compute() -> dict:
+    graphs = {
+        name: engine.run_project(directory, stack="dev") for name, directory in STACKS.items()
+    }
+    for name, program in PROGRAMS.items():
+        graphs[name] = engine.run(program, config=gcp_programs.CONFIG)
     results = {}
-    for name, directory in STACKS.items():
-        result = scan(engine.run_project(directory, stack="dev"), skips=None)
+    for name, graph in graphs.items():
+        result = scan(graph, skips=None)
         results[name] = {
             "summary": result.as_dict(),
             "findings": [finding.as_dict() for finding in result.findings],
+            "passed": sorted(result.checkov.passed_checks) if result.checkov else [],
         }
     return results
 
@@ -46,6 +60,8 @@ def _compute() -> dict:
 class StackScan:
     summary: dict
     findings: list[Finding]
+    #: (check id, resource) of every checkov check that passed.
+    passed: frozenset[tuple[str, str]] = frozenset()
 
 
 @pytest.fixture(scope="session")
@@ -64,6 +80,10 @@ def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
                 data = _compute()
                 cache.write_text(json.dumps(data))
     return {
-        name: StackScan(item["summary"], [Finding(**finding) for finding in item["findings"]])
+        name: StackScan(
+            item["summary"],
+            [Finding(**finding) for finding in item["findings"]],
+            frozenset((check, resource) for check, resource in item["passed"]),
+        )
         for name, item in data.items()
     }

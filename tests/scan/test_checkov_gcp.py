@@ -1,0 +1,128 @@
+"""checkov's CKV_GCP checks over Google resources converted to a Terraform plan.
+
+Each mapped type is registered compliant (`ok-*`) and violating (`bad-*`) in
+tests/scan/gcp_programs.py; one real checkov run judges them all. A check that cannot read
+its attribute (a wrong type, a Pulumi name Terraform does not use, a block written as an
+object) reports neither, so each row asserts the check PASSED on one and FAILED on the
+other. The attribute each check reads is in checkov's source,
+checkov/terraform/checks/resource/gcp/<file> (checkov 3.3.30, tools/checkov/uv.lock).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from aistack import engine
+from aistack.scan import run_checkov, to_terraform_plan
+from aistack.scan.checkov import checked_types
+from tests.scan import gcp_programs
+
+
+@pytest.fixture(scope="module")
+def mappings_graph():
+    return engine.run(gcp_programs.mappings, config=gcp_programs.CONFIG)
+
+
+@pytest.fixture(scope="module")
+def mappings_result(mappings_graph):
+    return run_checkov(mappings_graph)
+
+
+# (check id, resource suffix, what the check reads in the Terraform plan)
+CHECKS = [
+    ("CKV_GCP_29", "bucket", "google_storage_bucket.uniform_bucket_level_access"),
+    ("CKV_GCP_114", "bucket", "google_storage_bucket.public_access_prevention"),
+    ("CKV_GCP_78", "bucket", "google_storage_bucket.versioning[0].enabled (a block)"),
+    ("CKV_GCP_62", "bucket", "google_storage_bucket.logging[0].log_bucket (a name reference)"),
+    ("CKV_GCP_28", "bucket-reader", "google_storage_bucket_iam_member.member"),
+    ("CKV_GCP_43", "key", "google_kms_crypto_key.rotation_period"),
+    ("CKV_GCP_112", "key-user", "google_kms_crypto_key_iam_member.member"),
+    # A graph check: it follows the member's crypto_key_id reference to the key.
+    ("CKV2_GCP_6", "key", "google_kms_crypto_key <- google_kms_crypto_key_iam_member"),
+    ("CKV_GCP_83", "topic", "google_pubsub_topic.kms_key_name (an id reference)"),
+    ("CKV_GCP_99", "topic-publisher", "google_pubsub_topic_iam_member.member"),
+    ("CKV_GCP_84", "repository", "google_artifact_registry_repository.kms_key_name"),
+    ("CKV_GCP_101", "repository-reader", "google_artifact_registry_repository_iam_member"),
+    ("CKV_GCP_117", "project-member", "google_project_iam_member.role (basic roles)"),
+    ("CKV_GCP_118", "github", "google_iam_workload_identity_pool_provider.attribute_condition"),
+    ("CKV_GCP_125", "github", "the provider's oidc[0].issuer_uri and attribute_condition"),
+    ("CKV_GCP_124", "function", "google_cloudfunctions2_function.service_config[0]"),
+    ("CKV_GCP_107", "function-invoker", "google_cloudfunctions2_function_iam_member.member"),
+    ("CKV_GCP_74", "subnet", "google_compute_subnetwork.private_ip_google_access"),
+    ("CKV_GCP_26", "subnet", "google_compute_subnetwork.log_config"),
+    ("CKV_GCP_2", "firewall", "google_compute_firewall.allow[] (Pulumi: allows)"),
+    ("CKV_GCP_39", "template", "google_compute_instance_template.shielded_instance_config"),
+    ("CKV_GCP_40", "template", "network_interface[0].access_config (Pulumi: plurals)"),
+    ("CKV_GCP_32", "template", "google_compute_instance_template.metadata (a map)"),
+    ("CKV_GCP_64", "cluster", "google_container_cluster.private_cluster_config"),
+    ("CKV_GCP_10", "pool-gpu", "google_container_node_pool.management[0].auto_upgrade"),
+    ("CKV_GCP_69", "pool-gpu", "node_config[0].workload_metadata_config[0].mode"),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "suffix", "reads"), CHECKS, ids=[f"{c}-{s}" for c, s, _ in CHECKS]
+)
+def test_the_check_passes_on_the_compliant_resource_and_fails_on_the_violating_one(
+    mappings_result, check, suffix, reads
+):
+    failed = {(f.check_id, f.resource) for f in mappings_result.findings}
+    assert (check, f"ok-{suffix}") in mappings_result.passed_checks, reads
+    assert (check, f"bad-{suffix}") in failed, reads
+    assert (check, f"ok-{suffix}") not in failed
+
+
+def test_every_google_resource_of_the_program_reached_checkov(mappings_graph, mappings_result):
+    custom = [r for r in mappings_graph.resources if r.custom and r.type.startswith("gcp:")]
+    assert mappings_result.resource_count == len(custom)
+
+
+def test_emitted_google_types_that_checkov_checks_are_the_ones_it_names(mappings_graph):
+    """Types checkov has checks for must match its names exactly; the rest (budgets,
+    quota preferences, routers, ...) no check reads, so only the bridge metadata vouches
+    for them (test_tfplan_gcp.py)."""
+    emitted = {
+        r["type"]
+        for r in to_terraform_plan(mappings_graph)["planned_values"]["root_module"]["resources"]
+    }
+    known = checked_types()
+    expected_known = {
+        "google_storage_bucket",
+        "google_storage_bucket_iam_member",
+        "google_kms_crypto_key",
+        "google_kms_crypto_key_iam_member",
+        "google_pubsub_topic",
+        "google_pubsub_topic_iam_member",
+        "google_artifact_registry_repository",
+        "google_artifact_registry_repository_iam_member",
+        "google_project_iam_member",
+        "google_iam_workload_identity_pool_provider",
+        "google_cloudfunctions2_function",
+        "google_cloudfunctions2_function_iam_member",
+        "google_compute_network",
+        "google_compute_subnetwork",
+        "google_compute_firewall",
+        "google_compute_instance_template",
+        "google_container_cluster",
+        "google_container_node_pool",
+    }
+    assert expected_known <= emitted & known
+
+
+def test_the_dataset_bucket_component_passes_the_storage_checks(stack_scans):
+    """The real component, not a hand-written bucket: D1 versioning, never public, uniform
+    access, usage logs to the logs bucket (not to itself), a 90-day key rotation."""
+    passed = stack_scans["gcp-foundation"].passed
+    for check in ("CKV_GCP_29", "CKV_GCP_114", "CKV_GCP_78", "CKV_GCP_62", "CKV_GCP_63"):
+        assert (check, "data-bucket") in passed, check
+    for check in ("CKV_GCP_29", "CKV_GCP_114", "CKV_GCP_78"):
+        assert (check, "logs-bucket") in passed, check
+    assert ("CKV_GCP_43", "data-key") in passed
+    assert ("CKV_GCP_28", "data-read-trainer") in passed
+
+
+def test_the_logs_bucket_access_log_finding_is_the_only_one_and_skipped(stack_scans):
+    findings = stack_scans["gcp-foundation"].findings
+    assert [(f.check_id, f.resource) for f in findings if f.tool == "checkov"] == [
+        ("CKV_GCP_62", "logs-bucket")
+    ]
