@@ -149,9 +149,12 @@ def mappings() -> None:  # noqa: PLR0915 - one pair per mapped type, read top to
             f"{p}-gpu-quota",
             parent=f"projects/{PROJECT}",
             service="compute.googleapis.com",
-            quota_id="NVIDIA-L4-GPUS-per-project-region",
+            # One preference per quota and dimensions (the API answers 409 to a second).
+            quota_id=("" if ok else "PREEMPTIBLE-") + "NVIDIA-L4-GPUS-per-project-region",
             dimensions={"region": REGION},
             quota_config=gcp.cloudquota.SQuotaPreferenceQuotaConfigArgs(preferred_value="8"),
+            # The Cloud Quotas API refuses an increase without one (simulated as it answers).
+            contact_email="ml-platform@example.com",
         )
         function = gcp.cloudfunctionsv2.Function(
             f"{p}-function",
