@@ -16,6 +16,10 @@ _EXPORTS = {
     "ProjectServicesArgs": "aistack.gcp.project_services",
     "DatasetBucket": "aistack.gcp.dataset_bucket",
     "DatasetBucketArgs": "aistack.gcp.dataset_bucket",
+    "WorkloadIdentity": "aistack.gcp.workload_identity",
+    "WorkloadIdentityArgs": "aistack.gcp.workload_identity",
+    "ContainerRegistry": "aistack.gcp.container_registry",
+    "ContainerRegistryArgs": "aistack.gcp.container_registry",
 }
 
 __all__ = sorted(_EXPORTS)
