@@ -112,3 +112,28 @@ def test_c6_a_basic_role_for_a_service_account_fails(verdicts, role):
         )
 
     assert verdicts("AIS-C6-08", program) == {"grant": "non-compliant"}
+
+
+def test_the_crossguard_pack_judges_identities_like_aistack_check():
+    from aistack import engine, policy
+    from aistack.policy.crossguard import graph_from_policy_resources
+
+    from ...crossguard_resources import policy_resources
+
+    def program():
+        _identity()
+        _provider("assertion.repository_owner == 'acme'")()
+        gcp.projects.IAMMember("grant", project="team-ml-prod", role="roles/editor", member=SA)
+
+    graph = engine.run(program, config={"gcp:project": "team-ml-prod"})
+    rebuilt = graph_from_policy_resources(policy_resources(graph))
+    expected = {
+        "AIS-C6-06": {("ml-training", "compliant"), ("ml-ci", "compliant")},
+        "AIS-C6-07": {("ml-github-provider", "compliant"), ("gh", "non-compliant")},
+        "AIS-C6-08": {("ml-training-logging-logwriter", "compliant"), ("grant", "non-compliant")},
+    }
+    for rule in policy.all_rules():
+        if rule.id in expected:
+            ours = {(f.resource_name, f.status) for f in rule.evaluate(graph)}
+            assert ours == {(f.resource_name, f.status) for f in rule.evaluate(rebuilt)}, rule.id
+            assert ours == expected[rule.id], rule.id

@@ -82,3 +82,27 @@ def test_e1_scanning_inherited_without_the_scanning_api_fails(verdicts):
 def test_e1_remote_repositories_are_not_judged(verdicts):
     program = _bare(mode="REMOTE_REPOSITORY", docker_config=None, cleanup_policies=None)
     assert verdicts("AIS-E1-03", program) == {"": "not-applicable"}
+
+
+def test_the_crossguard_pack_judges_registries_like_aistack_check():
+    from aistack import engine, policy
+    from aistack.policy.crossguard import graph_from_policy_resources
+
+    from ...crossguard_resources import policy_resources
+
+    def program():
+        _registry()
+        _bare(
+            scanning_api=False,
+            docker_config=None,
+            cleanup_policy_dry_run=True,
+            vulnerability_scanning_config={"enablement_config": "DISABLED"},
+        )()
+
+    graph = engine.run(program, config={"gcp:project": "team-ml-prod"})
+    rebuilt = graph_from_policy_resources(policy_resources(graph))
+    for rule in policy.all_rules():
+        if rule.id in ("AIS-E1-03", "AIS-E1-04", "AIS-E1-05"):
+            ours = {(f.resource_name, f.status) for f in rule.evaluate(graph)}
+            assert ours == {(f.resource_name, f.status) for f in rule.evaluate(rebuilt)}
+            assert ours == {("images-repository", "compliant"), ("raw", "non-compliant")}
