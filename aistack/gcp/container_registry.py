@@ -29,7 +29,7 @@ from aistack.errors import ConfigError, Problems
 from aistack.gcp._base import child_opts, labels_for, stateful_opts
 from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
 from aistack.gcp.project_services import ProjectServices
-from aistack.images import normalize_digest, require_digest
+from aistack.images import check_tag_prefixes, normalize_digest, require_digest
 
 __all__ = ["ContainerRegistry", "ContainerRegistryArgs", "cleanup_policies"]
 
@@ -53,7 +53,6 @@ REPOSITORY_ID = re.compile(r"^[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 _IMAGE_NAME = re.compile(
     r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$"
 )
-_TAG_PREFIX = re.compile(r"^[\w][\w.-]{0,127}$")
 _KMS_KEY = re.compile(
     r"^projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+$"
 )
@@ -184,15 +183,7 @@ class ContainerRegistryArgs(AistackModel):
     @field_validator("release_tag_prefixes")
     @classmethod
     def _prefixes_are_tags(cls, prefixes: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [p for p in prefixes if not _TAG_PREFIX.match(p)]
-        if bad:
-            raise ValueError(
-                f"{bad} cannot start an image tag. Fix: use letters, digits, '_', '.' or '-' "
-                "(not starting with '.' or '-'), at most 128 characters, e.g. 'v'."
-            )
-        if len(set(prefixes)) != len(prefixes):
-            raise ValueError("a prefix is listed twice. Fix: list each prefix once.")
-        return prefixes
+        return check_tag_prefixes(prefixes)
 
     @field_validator("kms_key_name")
     @classmethod

@@ -34,6 +34,7 @@ import pulumi
 import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
+from aistack import _github
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp._base import child_opts
@@ -58,7 +59,7 @@ CREDENTIALS_API = "iamcredentials.googleapis.com"
 STS_API = "sts.googleapis.com"
 APIS = (IAM_API, CREDENTIALS_API, STS_API)
 
-GITHUB_ISSUER = "https://token.actions.githubusercontent.com"
+GITHUB_ISSUER = f"https://{_github.ISSUER}"
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 #: The basic (formerly "primitive") roles: thousands of permissions across every service
 #: (IAM docs, "Basic roles"); never for a workload.
@@ -85,14 +86,6 @@ _K8S_SUBDOMAIN = r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$"
 _ROLE = re.compile(
     r"^(?:roles/[A-Za-z0-9_.]+|(?:projects|organizations)/[^/]+/roles/[A-Za-z0-9_.]+)$"
 )
-_GITHUB_REPOSITORY = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
-_GITHUB_BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,255}$")
-_GITHUB_ENVIRONMENT = re.compile(r"^[A-Za-z0-9._-](?:[A-Za-z0-9._ -]{0,253}[A-Za-z0-9._-])?$")
-_WILDCARDS = ("*", "?")
-
-
-def _has_wildcard(text: str) -> bool:
-    return any(w in text for w in _WILDCARDS)
 
 
 def account_id_for(prefix: str, workload: str) -> str:
@@ -261,55 +254,17 @@ class GithubActions(AistackModel):
     @field_validator("repository")
     @classmethod
     def _one_repository(cls, repository: str) -> str:
-        if _has_wildcard(repository):
-            raise ValueError(
-                f"repository {repository!r} is a wildcard: every matching repository's "
-                "workflows could deploy. Fix: name exactly one repository as 'owner/name'."
-            )
-        if not _GITHUB_REPOSITORY.fullmatch(repository):
-            raise ValueError(
-                f"{repository!r} is not a GitHub repository. Fix: write it as 'owner/name', "
-                "e.g. 'acme/ml-platform'."
-            )
-        return repository
+        return _github.check_repository(repository)
 
     @field_validator("branches")
     @classmethod
     def _exact_branches(cls, branches: tuple[str, ...]) -> tuple[str, ...]:
-        for branch in branches:
-            if _has_wildcard(branch):
-                raise ValueError(
-                    f"branch {branch!r} is a wildcard: any branch anyone can push would "
-                    "deploy. Fix: list the protected branches by name."
-                )
-            if branch.startswith("refs/"):
-                raise ValueError(
-                    f"{branch!r} is a ref, not a branch name. Fix: write "
-                    f"{branch.removeprefix('refs/heads/')!r}."
-                )
-            if not _GITHUB_BRANCH.fullmatch(branch) or ".." in branch:
-                raise ValueError(f"{branch!r} is not a branch name. Fix: e.g. 'main'.")
-        if len(set(branches)) != len(branches):
-            raise ValueError("a branch is listed twice. Fix: list each branch once.")
-        return branches
+        return _github.check_branches(branches)
 
     @field_validator("environments")
     @classmethod
     def _exact_environments(cls, environments: tuple[str, ...]) -> tuple[str, ...]:
-        for environment in environments:
-            if _has_wildcard(environment):
-                raise ValueError(
-                    f"environment {environment!r} is a wildcard. Fix: list the GitHub "
-                    "environments by name."
-                )
-            if not _GITHUB_ENVIRONMENT.fullmatch(environment):
-                raise ValueError(
-                    f"{environment!r} is not a GitHub environment name. Fix: use letters, "
-                    "digits, '.', '_', '-' (e.g. 'prod')."
-                )
-        if len(set(environments)) != len(environments):
-            raise ValueError("an environment is listed twice. Fix: list each one once.")
-        return environments
+        return _github.check_environments(environments)
 
     @property
     def owner(self) -> str:
@@ -317,10 +272,7 @@ class GithubActions(AistackModel):
 
     def subjects(self) -> list[str]:
         """The `sub` claims admitted, one per branch and environment."""
-        repo = f"repo:{self.repository}"
-        return [f"{repo}:ref:refs/heads/{b}" for b in self.branches] + [
-            f"{repo}:environment:{e}" for e in self.environments
-        ]
+        return _github.subjects(self.repository, self.branches, self.environments)
 
 
 def github_attribute_condition(github: GithubActions) -> str:

@@ -9,25 +9,29 @@ _EQUALS = re.compile(r"^assertion\.(?P<claim>\w+)\s*==\s*(?P<q>['\"])(?P<value>[
 _SUBJECT = re.compile(r"^repo:(?P<owner>[^/:]+)/(?P<repo>[^/:]+):.+$")
 
 
-def _top_level(expression: str, operator: str) -> list[str]:
-    """`expression` split on `operator` outside parentheses and quotes."""
-    parts, depth, quote, start, index = [], 0, "", 0, 0
-    while index < len(expression):
-        char = expression[index]
+def _scan(expression: str):
+    """(index, character, depth) of each character outside string literals; a parenthesis
+    has the depth of the expression around it."""
+    depth, quote = 0, ""
+    for index, char in enumerate(expression):
         if quote:
             quote = "" if char == quote else quote
-        elif char in "'\"":
+            continue
+        if char in "'\"":
             quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif depth == 0 and expression.startswith(operator, index):
+            continue
+        depth -= char == ")"
+        yield index, char, depth
+        depth += char == "("
+
+
+def _top_level(expression: str, operator: str) -> list[str]:
+    """`expression` split on `operator` outside parentheses and quotes."""
+    parts, start = [], 0
+    for index, _, depth in _scan(expression):
+        if index >= start and depth == 0 and expression.startswith(operator, index):
             parts.append(expression[start:index].strip())
             start = index + len(operator)
-            index = start
-            continue
-        index += 1
     parts.append(expression[start:].strip())
     return parts
 
@@ -36,19 +40,8 @@ def _wrapped(term: str) -> bool:
     """True when the whole of `term` is one parenthesised expression."""
     if not (term.startswith("(") and term.endswith(")")):
         return False
-    depth, quote = 0, ""
-    for index, char in enumerate(term):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0 and index < len(term) - 1:
-                return False
-    return True
+    closes = [index for index, char, depth in _scan(term) if char == ")" and depth == 0]
+    return closes == [len(term) - 1]
 
 
 def _unwrap(term: str) -> str:
