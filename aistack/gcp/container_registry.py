@@ -26,7 +26,7 @@ from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
-from aistack.gcp._base import child_opts, labels_for, stateful_opts
+from aistack.gcp._base import child_opts, labels_for, resource_id_from, stateful_opts
 from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
 from aistack.gcp.project_services import ProjectServices
 from aistack.images import check_tag_prefixes, normalize_digest, require_digest
@@ -196,11 +196,6 @@ class ContainerRegistryArgs(AistackModel):
         return key
 
 
-def _repository_id_from(name: str) -> str:
-    """The component's name as a repository id: lowercased, other characters to '-'."""
-    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", name.lower())).strip("-")
-
-
 class ContainerRegistry(pulumi.ComponentResource):
     """A private Artifact Registry Docker repository: immutable tags, scanned, CMEK."""
 
@@ -237,7 +232,7 @@ class ContainerRegistry(pulumi.ComponentResource):
                         f"key in the repository's location ({args.region}).",
                         f"pass a key in {args.region}, or leave kmsKeyName unset for a new key.",
                     )
-            repository_id = args.repository_id or _repository_id_from(name)
+            repository_id = args.repository_id or resource_id_from(name)
             if args.repository_id is None and not REPOSITORY_ID.match(repository_id):
                 problems.add(
                     f"{name}.repositoryId",
@@ -307,7 +302,7 @@ class ContainerRegistry(pulumi.ComponentResource):
         )
         self.kms_key_name = key_id
 
-        repository_id = args.repository_id or _repository_id_from(name)
+        repository_id = args.repository_id or resource_id_from(name)
         self.repository = gcp.artifactregistry.Repository(
             f"{name}-repository",
             project=self.project,
@@ -409,5 +404,5 @@ class ContainerRegistry(pulumi.ComponentResource):
 def _member_key(member: str) -> str:
     """A stable logical-name key for a member: its local part plus a short hash."""
     local = member.split(":", 1)[-1].split("@", 1)[0]
-    slug = re.sub(r"[^a-z0-9-]+", "-", local.lower()).strip("-")[:30] or "member"
+    slug = resource_id_from(local)[:30].strip("-") or "member"
     return f"{slug}-{hashlib.sha256(member.encode()).hexdigest()[:6]}"

@@ -37,7 +37,7 @@ from pydantic import Field, field_validator
 from aistack import _github
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
-from aistack.gcp._base import child_opts
+from aistack.gcp._base import child_opts, resource_id_from
 from aistack.gcp.project_services import ProjectServices
 
 __all__ = [
@@ -107,10 +107,6 @@ def _shortened_id(base: str, suffix: str) -> str:
     digest = hashlib.sha256(base.encode()).hexdigest()[:4]
     head = base[: POOL_ID_MAX - len(suffix) - 6].rstrip("-")
     return f"{head}-{digest}-{suffix}"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", text.lower())).strip("-")
 
 
 # ---- arguments -------------------------------------------------------------------------------
@@ -338,7 +334,7 @@ class WorkloadIdentityArgs(AistackModel):
 
     @field_validator("account_prefix")
     @classmethod
-    def _prefix_is_a_slug(cls, prefix: str | None) -> str | None:
+    def _prefix_is_aresource_id_from(cls, prefix: str | None) -> str | None:
         if prefix is not None and not re.match(r"^[a-z](?:[a-z0-9-]{0,22}[a-z0-9])?$", prefix):
             raise ValueError(
                 f"{prefix!r} cannot start a service account id. Fix: use 1-24 lowercase "
@@ -347,7 +343,7 @@ class WorkloadIdentityArgs(AistackModel):
         return prefix
 
     def prefix(self, name: str) -> str:
-        return self.account_prefix or _slug(name)
+        return self.account_prefix or resource_id_from(name)
 
     def accounts(self, name: str) -> dict[str, str]:
         """Workload name to account id, for every workload and the CI account."""
@@ -578,7 +574,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
     def _project_role(
         self, workload: str, role: str, member: pulumi.Input[str], key: str
     ) -> gcp.projects.IAMMember:
-        role_key = _slug(role.rsplit("/", 1)[-1])
+        role_key = resource_id_from(role.rsplit("/", 1)[-1])
         return gcp.projects.IAMMember(
             f"{self._name}-{workload}{key}-{role_key}",
             project=self.project,
