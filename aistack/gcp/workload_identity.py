@@ -319,6 +319,12 @@ class WorkloadIdentityArgs(AistackModel):
         "component's name. Account ids are unique per project: give each stack sharing a "
         "project its own prefix.",
     )
+    workload_pool_exists: bool = Field(
+        False,
+        description="A GKE cluster with Workload Identity already exists in the project (e.g. "
+        "in another stack), so its pool `<project>.svc.id.goog` exists. Otherwise pass the "
+        "cluster as `cluster=`: Kubernetes bindings fail until the pool exists.",
+    )
     kubernetes_mode: Literal["impersonation", "principal"] = Field(
         "impersonation",
         description="How GKE pods act as a workload: 'impersonation' (default; the "
@@ -473,12 +479,28 @@ class WorkloadIdentity(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         services: ProjectServices | None = None,
+        cluster: pulumi.Resource | None = None,
     ) -> None:
         """`services`: the stack's ProjectServices (its project holds the accounts, and
-        every resource here waits for the IAM APIs it enables)."""
+        every resource here waits for the IAM APIs it enables). `cluster`: the GKE cluster
+        (with `workload_identity_config`) whose pool the Kubernetes bindings name; they
+        wait for it."""
 
         def checks(args: WorkloadIdentityArgs) -> None:
             problems = args.problems(name)
+            kubernetes = [w.name for w in args.workloads if w.kubernetes_service_accounts]
+            if kubernetes and cluster is None and not args.workload_pool_exists:
+                # GKE creates the pool `<project>.svc.id.goog` with the first cluster that
+                # enables Workload Identity; before that IAM refuses the binding: "Error
+                # 400: Identity Pool does not exist (<project>.svc.id.goog)"
+                # (terraform-google-kubernetes-engine#916, google/kctf#193).
+                problems.add(
+                    f"{name}.workloads.{kubernetes[0]}.kubernetesServiceAccounts",
+                    "the Kubernetes bindings name the pool <project>.svc.id.goog, which "
+                    "exists only once a GKE cluster enables Workload Identity.",
+                    "pass the cluster as `cluster=`, or set workloadPoolExists: true when a "
+                    "cluster of the project already has it.",
+                )
             assert services is not None
             problems.items.extend(services.missing(*APIS, where=name))
             problems.raise_if_any()
@@ -494,6 +516,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
         self._services = services
         apis = services.enabling(*APIS)
         self._apis = apis
+        self._cluster = [cluster] if cluster is not None else []
         project = self.project
         # The project NUMBER, which principal identifiers name (the pool ids below use the
         # project ID: `<project>.svc.id.goog`).
@@ -515,7 +538,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
                         service_account_id=account.name,
                         role=WORKLOAD_IDENTITY_USER,
                         member=ksa.impersonator(project),
-                        opts=child_opts(self, depends_on=apis),
+                        opts=child_opts(self, depends_on=[*apis, *self._cluster]),
                     )
                 else:
                     principals.append(self._kubernetes_principal(ksa))
@@ -575,12 +598,14 @@ class WorkloadIdentity(pulumi.ComponentResource):
         self, workload: str, role: str, member: pulumi.Input[str], key: str
     ) -> gcp.projects.IAMMember:
         role_key = resource_id_from(role.rsplit("/", 1)[-1])
+        # A Kubernetes principal (key set) names the cluster's pool: it waits for it.
+        waits = [*self._apis, *(self._cluster if key else [])]
         return gcp.projects.IAMMember(
             f"{self._name}-{workload}{key}-{role_key}",
             project=self.project,
             role=role,
             member=member,
-            opts=child_opts(self, depends_on=self._apis),
+            opts=child_opts(self, depends_on=waits),
         )
 
     def _github(self, github: GithubActions, account_id: str) -> None:

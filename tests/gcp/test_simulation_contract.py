@@ -58,6 +58,7 @@ def _every_component(governance, allow_destroy=False):
             {
                 "governance": governance,
                 "accountPrefix": "team-ml",
+                "workloadPoolExists": True,
                 "workloads": [
                     {
                         "name": "training",

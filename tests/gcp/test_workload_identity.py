@@ -3,6 +3,8 @@
 import re
 
 import celpy
+import pulumi
+import pulumi_gcp
 import pytest
 
 from aistack import gcp
@@ -168,8 +170,24 @@ def test_gke_service_accounts_impersonate_the_workload_account(run, governance):
             "kubernetesServiceAccounts": [{"namespace": "team-a", "serviceAccount": "trainer"}],
         }
     ]
-    graph = run(_stack(governance, workloads=workloads))
+
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        cluster = pulumi_gcp.container.Cluster(
+            "gke",
+            location="europe-west4",
+            initial_node_count=1,
+            workload_identity_config={"workload_pool": f"{PROJECT}.svc.id.goog"},
+            opts=pulumi.ResourceOptions(depends_on=apis.enabling("container.googleapis.com")),
+        )
+        gcp.WorkloadIdentity(
+            "ml", _args(governance, workloads=workloads), services=apis, cluster=cluster
+        )
+
+    graph = run(program)
     binding = graph.named("ml-training-ksa-team-a-trainer")
+    # The pool <project>.svc.id.goog exists once the cluster does: the binding waits.
+    assert graph.named("gke").urn in binding.dependencies
     assert binding.type == SA_MEMBER
     assert binding.inputs["role"] == "roles/iam.workloadIdentityUser"
     # GKE docs: the Kubernetes service account's identity in the project's workload pool.
@@ -185,7 +203,10 @@ def test_principal_mode_grants_roles_to_the_kubernetes_principal_directly(run, g
             "projectRoles": ["roles/logging.logWriter"],
         }
     ]
-    graph = run(_stack(governance, workloads=workloads, kubernetesMode="principal"))
+    program = _stack(
+        governance, workloads=workloads, kubernetesMode="principal", workloadPoolExists=True
+    )
+    graph = run(program)
     assert not graph.of_type(SA_MEMBER)
     members = {g.inputs["member"] for g in graph.of_type(PROJECT_MEMBER)}
     # Project NUMBER in the path, project ID in the pool name (research §D1 13).
@@ -194,6 +215,21 @@ def test_principal_mode_grants_roles_to_the_kubernetes_principal_directly(run, g
         f"principal://iam.googleapis.com/projects/{NUMBER}/locations/global/"
         f"workloadIdentityPools/{PROJECT}.svc.id.goog/subject/ns/team-a/sa/trainer",
     }
+
+
+def test_kubernetes_bindings_need_the_cluster_that_creates_the_workload_pool(run, governance):
+    # IAM refuses a binding naming <project>.svc.id.goog until a GKE cluster enables
+    # Workload Identity: "Error 400: Identity Pool does not exist (<project>.svc.id.goog)"
+    # (terraform-google-kubernetes-engine#916).
+    workloads = [
+        {
+            "name": "training",
+            "kubernetesServiceAccounts": [{"namespace": "a", "serviceAccount": "t"}],
+        }
+    ]
+    with pytest.raises(ConfigError, match="exists only once a GKE cluster") as caught:
+        run(_stack(governance, workloads=workloads))
+    assert caught.value.fields == ["ml.workloads.training.kubernetesServiceAccounts"]
 
 
 def test_one_kubernetes_service_account_cannot_act_as_two_workloads(run, governance):
@@ -319,7 +355,5 @@ def test_outputs_are_the_emails_and_the_provider_name_for_the_auth_action(run, g
 
 
 def test_the_simulated_cloud_refuses_account_ids_gcp_refuses(run):
-    import pulumi_gcp
-
     with pytest.raises(SimulatedGcpError, match="6-30 characters"):
         run(lambda: pulumi_gcp.serviceaccount.Account("short", account_id="ci"))
