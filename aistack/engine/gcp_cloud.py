@@ -484,7 +484,10 @@ def _identity_resource(
 ) -> tuple[str, dict[str, Any]] | None:
     number = project_number(project)
     if typ == "gcp:serviceaccount/account:Account":
-        account_id = str(inputs.get("accountId") or "")
+        # pulumi-gcp autonames a missing account id (AccountArgs leaves it optional):
+        # the logical name cut to 22 characters, `-` and 7 random characters (30 in all).
+        logical, _, suffix = name.rpartition("-")
+        account_id = str(inputs.get("accountId") or f"{logical[:22]}-{suffix}")
         if not (6 <= len(account_id) <= 30 and SERVICE_ACCOUNT_ID.fullmatch(account_id)):
             raise SimulatedGcpError(
                 f"googleapi: Error 400: account_id {account_id!r} is invalid: service account "
@@ -493,6 +496,7 @@ def _identity_resource(
         email = f"{account_id}@{project}.iam.gserviceaccount.com"
         resource_id = f"projects/{project}/serviceAccounts/{email}"
         out.update(
+            accountId=account_id,
             email=email,
             member=f"serviceAccount:{email}",
             name=resource_id,

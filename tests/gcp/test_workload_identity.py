@@ -357,3 +357,11 @@ def test_outputs_are_the_emails_and_the_provider_name_for_the_auth_action(run, g
 def test_the_simulated_cloud_refuses_account_ids_gcp_refuses(run):
     with pytest.raises(SimulatedGcpError, match="6-30 characters"):
         run(lambda: pulumi_gcp.serviceaccount.Account("short", account_id="ci"))
+
+
+def test_the_simulated_cloud_autonames_a_missing_account_id_as_pulumi_gcp_does(run):
+    # pulumi-gcp's AccountArgs leaves account_id optional: the provider autonames it.
+    graph = run(lambda: pulumi_gcp.serviceaccount.Account("deploy-bot"))
+    account = graph.named("deploy-bot")
+    assert re.fullmatch(r"deploy-bot-[0-9a-f]{7}", account.outputs["accountId"])
+    assert account.outputs["email"].startswith(account.outputs["accountId"] + "@")
