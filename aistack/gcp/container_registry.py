@@ -56,10 +56,6 @@ _IMAGE_NAME = re.compile(
 _KMS_KEY = re.compile(
     r"^projects/[^/]+/locations/(?P<location>[^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+$"
 )
-#: Artifact Registry takes at most 10 cleanup policies per repository ("Configure cleanup
-#: policies", maximum number of cleanup policies per repository); ours are 2 plus one per
-#: release prefix.
-_MAX_CLEANUP_POLICIES = 10
 _DAY = 86400
 
 
@@ -133,7 +129,7 @@ class ContainerRegistryArgs(AistackModel):
     release_tag_prefixes: tuple[str, ...] = Field(
         ("v", "release-"),
         min_length=1,
-        max_length=_MAX_CLEANUP_POLICIES - 2,
+        max_length=20,
         description="Tag prefixes that mark releases (default 'v', 'release-'): versions "
         "so tagged are deleted once older than releaseExpiryDays unless among the newest "
         "keepRecentVersions. Versions with other tags are never deleted.",
@@ -311,7 +307,9 @@ class ContainerRegistry(pulumi.ComponentResource):
             description=args.description,
             format="DOCKER",
             mode="STANDARD_REPOSITORY",
-            # A tag, once pushed, can be neither moved nor deleted: 'v1.4' is one build.
+            # "prevents all tags from being modified, moved or deleted. This does not
+            # prevent tags from being created" (pulumi-gcp RepositoryDockerConfigArgs
+            # docstring): 'v1.4' is one build for the repository's life.
             docker_config=gcp.artifactregistry.RepositoryDockerConfigArgs(immutable_tags=True),
             cleanup_policies=cleanup_policies(
                 args.keep_recent_versions,
