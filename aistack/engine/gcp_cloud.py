@@ -167,6 +167,7 @@ def resource(
         resource_id = f"{inputs.get('keyRing', '')}/cryptoKeys/{name}"
         out.update(name=name)
         return resource_id, out
+    _check_principals(typ, inputs)
     identity = _identity_resource(typ, project, name, inputs, out)
     if identity is not None:
         return identity
@@ -550,6 +551,31 @@ def _identity_resource(
         )
         return resource_id, out
     return None
+
+
+#: Federated principals (IAM docs, "Principal identifiers"): the pool path names the project
+#: NUMBER, and the pool is a pool id or `<PROJECT_ID>.svc.id.goog` for GKE.
+_PRINCIPAL = re.compile(
+    r"principal(Set)?://iam\.googleapis\.com/projects/(?P<project>[^/]+)/locations/global/"
+    r"workloadIdentityPools/(?P<pool>[a-z0-9.-]+)/(?P<rest>.+)"
+)
+
+
+def _check_principals(typ: str, inputs: dict[str, Any]) -> None:
+    """IAM refuses a federated principal that names the project by ID, or is malformed."""
+    if not (typ.endswith("IAMMember") or typ.endswith("IAMBinding") or typ.endswith("IamMember")):
+        return
+    members = [inputs.get("member")] + list(inputs.get("members") or [])
+    for member in (str(m) for m in members if m):
+        if not member.startswith(("principal://", "principalSet://")):
+            continue
+        match = _PRINCIPAL.fullmatch(member)
+        if match is None or not match["project"].isdigit():
+            raise SimulatedGcpError(
+                f"googleapi: Error 400: Invalid principal {member!r}: federated principals are "
+                "principal(Set)://iam.googleapis.com/projects/<PROJECT_NUMBER>/locations/"
+                "global/workloadIdentityPools/<pool>/..., with the project number, not its ID."
+            )
 
 
 def _check_pool_id(value: str, field: str) -> None:

@@ -365,3 +365,18 @@ def test_the_simulated_cloud_autonames_a_missing_account_id_as_pulumi_gcp_does(r
     account = graph.named("deploy-bot")
     assert re.fullmatch(r"deploy-bot-[0-9a-f]{7}", account.outputs["accountId"])
     assert account.outputs["email"].startswith(account.outputs["accountId"] + "@")
+
+
+def test_the_simulated_cloud_refuses_a_principal_naming_the_project_by_id(run):
+    # Principal identifiers take the project NUMBER (research §D1 13; IAM docs, "Principal
+    # identifiers"); the project ID there is an invalid principal.
+    member = (
+        f"principal://iam.googleapis.com/projects/{PROJECT}/locations/global/"
+        f"workloadIdentityPools/{PROJECT}.svc.id.goog/subject/ns/a/sa/t"
+    )
+    with pytest.raises(SimulatedGcpError, match="project number"):
+        run(
+            lambda: pulumi_gcp.projects.IAMMember(
+                "grant", project=PROJECT, role="roles/logging.logWriter", member=member
+            )
+        )
