@@ -10,6 +10,14 @@ rules and scanners see what a real `pulumi up` records:
 - `deletionPolicy` reads back "DELETE" when the program left it unset (pulumi-gcp 10's
   provider-side default): a rule can tell an explicit "PREVENT" from the default;
 - a bucket name GCS would refuse fails the registration, as the API's 400 fails `up`.
+- a service account's id is `projects/<p>/serviceAccounts/<email>`, with a 21-digit
+  `uniqueId`; workload identity pools and providers are named with the project NUMBER
+  (`projects/<NUMBER>/locations/global/workloadIdentityPools/<id>[/providers/<id>]`);
+  an Artifact Registry repository's id is `projects/<p>/locations/<l>/repositories/<id>`
+  with `registryUri` `<l>-docker.pkg.dev/<p>/<id>`;
+- ids GCP refuses (account ids, pool and provider ids, repository ids), a GitHub provider
+  without an attribute condition, more than 10 cleanup policies and principals naming the
+  project by ID fail the registration, each with the API's error.
 
 The contract with the components about API enablement: the simulated project is fresh,
 so a GCP resource inside an aistack component that does not depend on the
