@@ -137,3 +137,54 @@ def test_the_crossguard_pack_judges_identities_like_aistack_check():
             ours = {(f.resource_name, f.status) for f in rule.evaluate(graph)}
             assert ours == {(f.resource_name, f.status) for f in rule.evaluate(rebuilt)}, rule.id
             assert ours == expected[rule.id], rule.id
+
+
+def _gke_identity():
+    apis = aistack_gcp.ProjectServices("apis", {"project": "team-ml-prod"})
+    aistack_gcp.WorkloadIdentity(
+        "ml",
+        {
+            "governance": GOVERNANCE,
+            "accountPrefix": "team-ml",
+            "workloadPoolExists": True,
+            "workloads": [
+                {
+                    "name": "training",
+                    "kubernetesServiceAccounts": [{"namespace": "a", "serviceAccount": "t"}],
+                }
+            ],
+            "github": {"repository": "acme/ml-platform", "branches": ["main"]},
+        },
+        services=apis,
+    )
+
+
+def test_c6_the_components_federated_bindings_name_one_repository_or_ksa(verdicts):
+    assert verdicts("AIS-C6-09", _gke_identity) == {
+        "ml-ci-github": "compliant",
+        "ml-training-ksa-a-t": "compliant",
+    }
+
+
+POOL = "principalSet://iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/ci-pool"
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        f"{POOL}/*",
+        f"{POOL}/attribute.repository/acme/*",
+        "serviceAccount:team-ml-prod.svc.id.goog[team-a/*]",
+    ],
+)
+def test_c6_a_binding_to_a_whole_pool_or_a_wildcard_fails(verdicts, member):
+    def program():
+        account = gcp.serviceaccount.Account("deploy", account_id="deploy-bot")
+        gcp.serviceaccount.IAMMember(
+            "trust",
+            service_account_id=account.name,
+            role="roles/iam.workloadIdentityUser",
+            member=member,
+        )
+
+    assert verdicts("AIS-C6-09", program) == {"trust": "non-compliant"}
