@@ -16,6 +16,7 @@ from aistack.errors import ConfigError
 
 __all__ = [
     "DIGEST_PATTERN",
+    "check_tag_prefixes",
     "image_by_digest",
     "is_pinned",
     "normalize_digest",
@@ -115,3 +116,21 @@ def require_digest(reference: str, field: str) -> str:
     if problem is None:
         return reference
     raise ConfigError(f"{problem} (checklist E1).", field=field, fix=_FIND_DIGEST)
+
+
+_TAG_PREFIX = re.compile(r"^[\w][\w.-]{0,127}$")
+
+
+def check_tag_prefixes(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    """`prefixes` if each can start an image tag (the reference grammar above: a word
+    character, then word characters, dots and dashes, 128 at most) and none repeats; a
+    ValueError saying the fix otherwise. Registries' release-tag lifecycle rules use it."""
+    bad = [p for p in prefixes if not _TAG_PREFIX.match(p)]
+    if bad:
+        raise ValueError(
+            f"{bad} cannot start an image tag. Fix: use letters, digits, '_', '.' or '-' "
+            "(not starting with '.' or '-'), at most 128 characters, e.g. 'v'."
+        )
+    if len(set(prefixes)) != len(prefixes):
+        raise ValueError("a prefix is listed twice. Fix: list each prefix once.")
+    return prefixes

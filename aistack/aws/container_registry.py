@@ -24,7 +24,7 @@ from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
-from aistack.images import image_by_digest, normalize_digest
+from aistack.images import check_tag_prefixes, image_by_digest, normalize_digest
 
 __all__ = ["ContainerRegistry", "ContainerRegistryArgs", "lifecycle_policy"]
 
@@ -32,7 +32,6 @@ __all__ = ["ContainerRegistry", "ContainerRegistryArgs", "lifecycle_policy"]
 #: by `/`, each made of alphanumerics separated by single `.`, `_` or `-`.
 REPOSITORY_NAME = re.compile(r"^(?:[a-z0-9]+(?:[._-][a-z0-9]+)*/)*[a-z0-9]+(?:[._-][a-z0-9]+)*$")
 _NAMESPACE = re.compile(r"^(?:[a-z0-9]+(?:[._-][a-z0-9]+)*/)*[a-z0-9]+(?:[._-][a-z0-9]+)*/?$")
-_TAG_PREFIX = re.compile(r"^[\w][\w.-]{0,127}$")
 _KMS_KEY_ARN = re.compile(r"^arn:aws[a-z-]*:kms:(?P<region>[a-z0-9-]+):\d{12}:key/[A-Za-z0-9-]+$")
 _MAX_REPOSITORY_NAME = 256
 
@@ -152,15 +151,7 @@ class ContainerRegistryArgs(AistackModel):
     @field_validator("release_tag_prefixes")
     @classmethod
     def _prefixes_are_tags(cls, prefixes: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [p for p in prefixes if not _TAG_PREFIX.match(p)]
-        if bad:
-            raise ValueError(
-                f"{bad} cannot start an image tag. Fix: use letters, digits, '_', '.' or '-' "
-                "(not starting with '.' or '-'), at most 128 characters, e.g. 'v'."
-            )
-        if len(set(prefixes)) != len(prefixes):
-            raise ValueError("a prefix is listed twice. Fix: list each prefix once.")
-        return prefixes
+        return check_tag_prefixes(prefixes)
 
     @field_validator("kms_key_arn")
     @classmethod

@@ -28,6 +28,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator
 
+from aistack import _github
 from aistack.aws._base import child_opts, policy_document, policy_output, tags_for
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
@@ -89,21 +90,13 @@ _MAX_ROLE_LOGICAL_NAME = 64 - 8
 _SLUG = r"^[a-z](?:[a-z0-9-]{0,30}[a-z0-9])?$"
 _K8S_LABEL = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 _K8S_SUBDOMAIN = r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$"
-_GITHUB_REPOSITORY = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
-_GITHUB_BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,255}$")
-_GITHUB_ENVIRONMENT = re.compile(r"^[A-Za-z0-9._-](?:[A-Za-z0-9._ -]{0,253}[A-Za-z0-9._-])?$")
 _GITHUB_PROVIDER_ARN = re.compile(
     r"^arn:aws[a-z-]*:iam::\d{12}:oidc-provider/" + re.escape(GITHUB_ISSUER) + "$"
 )
 _OIDC_PROVIDER_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:oidc-provider/(?P<issuer>\S+)$")
 _POLICY_ARN = re.compile(r"^arn:aws[a-z-]*:iam::(?:\d{12}|aws):policy/\S+$")
 _ROLE_PATH = r"^/(?:[\w+=,.@-]+/)*$"
-_WILDCARDS = ("*", "?")
 _RESERVED_NAMES = frozenset({"ci"})
-
-
-def _has_wildcard(text: str) -> bool:
-    return any(w in text for w in _WILDCARDS)
 
 
 # ---- arguments -------------------------------------------------------------------------------
@@ -216,63 +209,21 @@ class GithubOidc(AistackModel):
     @field_validator("repository")
     @classmethod
     def _one_repository(cls, repository: str) -> str:
-        if _has_wildcard(repository):
-            raise ValueError(
-                f"repository {repository!r} is a wildcard: every matching repository's "
-                "workflows could assume the role. Fix: name exactly one repository as "
-                "'owner/name'."
-            )
-        if not _GITHUB_REPOSITORY.fullmatch(repository):
-            raise ValueError(
-                f"{repository!r} is not a GitHub repository. Fix: write it as 'owner/name', "
-                "e.g. 'acme/ml-platform'."
-            )
-        return repository
+        return _github.check_repository(repository)
 
     @field_validator("branches")
     @classmethod
     def _exact_branches(cls, branches: tuple[str, ...]) -> tuple[str, ...]:
-        for branch in branches:
-            if _has_wildcard(branch):
-                raise ValueError(
-                    f"branch {branch!r} is a wildcard: any branch anyone can push would "
-                    "deploy. Fix: list the protected branches by name."
-                )
-            if branch.startswith("refs/"):
-                raise ValueError(
-                    f"{branch!r} is a ref, not a branch name. Fix: write "
-                    f"{branch.removeprefix('refs/heads/')!r}."
-                )
-            if not _GITHUB_BRANCH.fullmatch(branch) or ".." in branch:
-                raise ValueError(f"{branch!r} is not a branch name. Fix: e.g. 'main'.")
-        if len(set(branches)) != len(branches):
-            raise ValueError("a branch is listed twice. Fix: list each branch once.")
-        return branches
+        return _github.check_branches(branches)
 
     @field_validator("environments")
     @classmethod
     def _exact_environments(cls, environments: tuple[str, ...]) -> tuple[str, ...]:
-        for environment in environments:
-            if _has_wildcard(environment):
-                raise ValueError(
-                    f"environment {environment!r} is a wildcard. Fix: list the GitHub "
-                    "environments by name."
-                )
-            if not _GITHUB_ENVIRONMENT.fullmatch(environment):
-                raise ValueError(
-                    f"{environment!r} is not a GitHub environment name. Fix: use letters, "
-                    "digits, '.', '_', '-' (e.g. 'prod')."
-                )
-        if len(set(environments)) != len(environments):
-            raise ValueError("an environment is listed twice. Fix: list each one once.")
-        return environments
+        return _github.check_environments(environments)
 
     def subjects(self) -> list[str]:
         """The `sub` claims the trust policy accepts, one per branch and environment."""
-        repo = f"repo:{self.repository}"
-        return [f"{repo}:ref:refs/heads/{b}" for b in self.branches] + [
-            f"{repo}:environment:{e}" for e in self.environments
-        ]
+        return _github.subjects(self.repository, self.branches, self.environments)
 
 
 class KubernetesServiceAccount(AistackModel):
@@ -595,7 +546,7 @@ def _irsa_problems(
                 "id/<id>'.",
             )
         )
-    if not oidc_issuer_url.startswith("https://") or not issuer or _has_wildcard(issuer):
+    if not oidc_issuer_url.startswith("https://") or not issuer or _github.has_wildcard(issuer):
         problems.append(
             Problem(
                 fields["oidc_issuer_url"],

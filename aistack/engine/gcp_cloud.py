@@ -10,6 +10,14 @@ rules and scanners see what a real `pulumi up` records:
 - `deletionPolicy` reads back "DELETE" when the program left it unset (pulumi-gcp 10's
   provider-side default): a rule can tell an explicit "PREVENT" from the default;
 - a bucket name GCS would refuse fails the registration, as the API's 400 fails `up`.
+- a service account's id is `projects/<p>/serviceAccounts/<email>`, with a 21-digit
+  `uniqueId`; workload identity pools and providers are named with the project NUMBER
+  (`projects/<NUMBER>/locations/global/workloadIdentityPools/<id>[/providers/<id>]`);
+  an Artifact Registry repository's id is `projects/<p>/locations/<l>/repositories/<id>`
+  with `registryUri` `<l>-docker.pkg.dev/<p>/<id>`;
+- ids GCP refuses (account ids, pool and provider ids, repository ids), a GitHub provider
+  without an attribute condition, more than 10 cleanup policies and principals naming the
+  project by ID fail the registration, each with the API's error.
 
 The contract with the components about API enablement: the simulated project is fresh,
 so a GCP resource inside an aistack component that does not depend on the
@@ -71,6 +79,10 @@ _DELETION_POLICY = {
     "gcp:storage/bucketObject:BucketObject",
     "gcp:kms/cryptoKey:CryptoKey",
     SERVICE,
+    "gcp:artifactregistry/repository:Repository",
+    "gcp:serviceaccount/account:Account",
+    "gcp:iam/workloadIdentityPool:WorkloadIdentityPool",
+    "gcp:iam/workloadIdentityPoolProvider:WorkloadIdentityPoolProvider",
 }
 
 #: GCS bucket naming (Cloud Storage docs, "Bucket naming requirements"): 3-63 characters
@@ -167,6 +179,13 @@ def resource(
         return resource_id, out
     if typ == QUOTA_PREFERENCE:
         return _quota_preference(cloud, args, inputs, out)
+    _check_principals(typ, inputs)
+    identity = _identity_resource(typ, project, name, inputs, out)
+    if identity is not None:
+        return identity
+    registry = _registry_resource(typ, project, region, inputs, out)
+    if registry is not None:
+        return registry
     if kind.endswith("IAMMember") or kind.endswith("IAMBinding"):
         # IAM member ids as the provider writes them: `<resource> <role> <member>`
         # (plus the condition's title when there is one).
@@ -199,16 +218,6 @@ def resource(
     resource_id = f"projects/{project}/{location}/{collection}/{name}"
     out.setdefault("name", name)
     out.setdefault("selfLink", f"https://www.googleapis.com/{module}/v1/{resource_id}")
-    if module == "serviceaccount" and kind == "Account":
-        account_id = str(inputs.get("accountId", name))
-        email = f"{account_id}@{project}.iam.gserviceaccount.com"
-        resource_id = f"projects/{project}/serviceAccounts/{email}"
-        out.update(
-            email=email,
-            member=f"serviceAccount:{email}",
-            name=resource_id,
-            uniqueId=str(int(_digest(args.name, length=12), 16)),
-        )
     out.setdefault("id", resource_id)
     return resource_id, out
 
@@ -617,3 +626,201 @@ class ApiRaceCheck:
             if found is not None:
                 todo.extend(found.dependencies)
         return api
+
+
+# ---- identity: service accounts, Workload Identity Federation -------------------------------
+
+#: IAM API, projects.serviceAccounts.create: `accountId` "must be 6-30 characters long, and
+#: match the regular expression [a-z]([-a-z0-9]*[a-z0-9])" (RFC 1035).
+SERVICE_ACCOUNT_ID = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])")
+#: IAM API, projects.locations.workloadIdentityPools(.providers).create: ids are 4-32
+#: characters of [a-z0-9-]; the prefix `gcp-` is reserved by Google (pulumi-gcp docstring
+#: of `workload_identity_pool_id` / `workload_identity_pool_provider_id`).
+POOL_ID = re.compile(r"[a-z0-9-]{4,32}")
+GITHUB_ISSUER = "https://token.actions.githubusercontent.com"
+
+
+def _identity_resource(
+    typ: str, project: str, name: str, inputs: dict[str, Any], out: dict[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    number = project_number(project)
+    if typ == "gcp:serviceaccount/account:Account":
+        # pulumi-gcp autonames a missing account id (AccountArgs leaves it optional):
+        # the logical name cut to 22 characters, `-` and 7 random characters (30 in all).
+        logical, _, suffix = name.rpartition("-")
+        account_id = str(inputs.get("accountId") or f"{logical[:22]}-{suffix}")
+        if not (6 <= len(account_id) <= 30 and SERVICE_ACCOUNT_ID.fullmatch(account_id)):
+            raise SimulatedGcpError(
+                f"googleapi: Error 400: account_id {account_id!r} is invalid: service account "
+                "ids are 6-30 characters matching [a-z]([-a-z0-9]*[a-z0-9])."
+            )
+        email = f"{account_id}@{project}.iam.gserviceaccount.com"
+        resource_id = f"projects/{project}/serviceAccounts/{email}"
+        out.update(
+            accountId=account_id,
+            email=email,
+            member=f"serviceAccount:{email}",
+            name=resource_id,
+            # Service account unique ids are 21-digit numbers (IAM API `uniqueId`).
+            uniqueId=str(10**20 + int(_digest("sa", project, account_id, length=16), 16)),
+            disabled=bool(inputs.get("disabled", False)),
+        )
+        return resource_id, out
+    if typ == "gcp:iam/workloadIdentityPool:WorkloadIdentityPool":
+        pool_id = str(inputs.get("workloadIdentityPoolId") or "")
+        _check_pool_id(pool_id, "workload_identity_pool_id")
+        # The pool's resource name uses the project NUMBER; Terraform's import id the ID.
+        out.update(
+            name=f"projects/{number}/locations/global/workloadIdentityPools/{pool_id}",
+            state="ACTIVE",
+            mode=inputs.get("mode") or "FEDERATION_ONLY",
+        )
+        return f"projects/{project}/locations/global/workloadIdentityPools/{pool_id}", out
+    if typ == "gcp:iam/workloadIdentityPoolProvider:WorkloadIdentityPoolProvider":
+        pool_id = str(inputs.get("workloadIdentityPoolId") or "")
+        provider_id = str(inputs.get("workloadIdentityPoolProviderId") or "")
+        if "/" in pool_id:
+            # pulumi-gcp#1080: passing the pool's `id` or `name` instead of its short id.
+            raise SimulatedGcpError(
+                f"googleapi: Error 400: workload_identity_pool_id {pool_id!r} is a resource "
+                "name; pass the pool's short id (pool.workload_identity_pool_id)."
+            )
+        _check_pool_id(provider_id, "workload_identity_pool_provider_id")
+        oidc = inputs.get("oidc") or {}
+        condition = str(inputs.get("attributeCondition") or "")
+        if oidc.get("issuerUri") == GITHUB_ISSUER and "assertion." not in condition:
+            # The API's answer to a GitHub provider without a condition
+            # (terraform-google-github-actions-runners#261, chainguard-dev/
+            # terraform-infra-common#672; IAM docs "Workload Identity Federation with
+            # deployment pipelines", Conditions).
+            raise SimulatedGcpError(
+                "googleapi: Error 400: The attribute condition must reference one of the "
+                "provider's claims. For more information, see https://cloud.google.com/iam/"
+                "docs/workload-identity-federation-with-deployment-pipelines#conditions"
+            )
+        out.update(
+            name=(
+                f"projects/{number}/locations/global/workloadIdentityPools/{pool_id}"
+                f"/providers/{provider_id}"
+            ),
+            state="ACTIVE",
+        )
+        resource_id = (
+            f"projects/{project}/locations/global/workloadIdentityPools/{pool_id}"
+            f"/providers/{provider_id}"
+        )
+        return resource_id, out
+    return None
+
+
+#: Federated principals (IAM docs, "Principal identifiers"): the pool path names the project
+#: NUMBER, and the pool is a pool id or `<PROJECT_ID>.svc.id.goog` for GKE.
+_PRINCIPAL = re.compile(
+    r"principal(Set)?://iam\.googleapis\.com/projects/(?P<project>[^/]+)/locations/global/"
+    r"workloadIdentityPools/(?P<pool>[a-z0-9.-]+)/(?P<rest>.+)"
+)
+
+
+def _check_principals(typ: str, inputs: dict[str, Any]) -> None:
+    """IAM refuses a federated principal that names the project by ID, or is malformed."""
+    if not (typ.endswith("IAMMember") or typ.endswith("IAMBinding") or typ.endswith("IamMember")):
+        return
+    members = [inputs.get("member")] + list(inputs.get("members") or [])
+    for member in (str(m) for m in members if m):
+        if not member.startswith(("principal://", "principalSet://")):
+            continue
+        match = _PRINCIPAL.fullmatch(member)
+        if match is None or not match["project"].isdigit():
+            raise SimulatedGcpError(
+                f"googleapi: Error 400: Invalid principal {member!r}: federated principals are "
+                "principal(Set)://iam.googleapis.com/projects/<PROJECT_NUMBER>/locations/"
+                "global/workloadIdentityPools/<pool>/..., with the project number, not its ID."
+            )
+
+
+def _check_pool_id(value: str, field: str) -> None:
+    if not POOL_ID.fullmatch(value) or value.startswith("gcp-"):
+        raise SimulatedGcpError(
+            f"googleapi: Error 400: {field} {value!r} is invalid: 4-32 characters of "
+            "[a-z0-9-], not starting with the reserved prefix 'gcp-'."
+        )
+
+
+# ---- Artifact Registry ----------------------------------------------------------------------
+
+#: Artifact Registry repository ids: lowercase letters, digits and hyphens, starting with a
+#: letter and ending with a letter or digit, at most 63 characters (Artifact Registry docs,
+#: "Create standard repositories", repository name rules).
+REPOSITORY_ID = re.compile(r"[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?")
+#: Service agents per API (IAM docs, "Service agents"): `service-<NUMBER>@<domain>`.
+SERVICE_AGENT_DOMAINS = {
+    "artifactregistry.googleapis.com": "gcp-sa-artifactregistry.iam.gserviceaccount.com",
+    "containerscanning.googleapis.com": "gcp-sa-containerscanning.iam.gserviceaccount.com",
+    "pubsub.googleapis.com": "gcp-sa-pubsub.iam.gserviceaccount.com",
+    "cloudfunctions.googleapis.com": "gcf-admin-robot.iam.gserviceaccount.com",
+    "container.googleapis.com": "container-engine-robot.iam.gserviceaccount.com",
+}
+#: Artifact Registry applies at most 10 cleanup policies to a repository (Artifact Registry
+#: docs, "Configure cleanup policies": maximum number of cleanup policies per repository).
+MAX_CLEANUP_POLICIES = 10
+
+
+def _registry_resource(
+    typ: str, project: str, region: str, inputs: dict[str, Any], out: dict[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    if typ == "gcp:artifactregistry/repository:Repository":
+        repository_id = str(inputs.get("repositoryId") or "")
+        if not REPOSITORY_ID.fullmatch(repository_id):
+            raise SimulatedGcpError(
+                f"googleapi: Error 400: repository id {repository_id!r} is invalid: lowercase "
+                "letters, digits and hyphens, starting with a letter, ending with a letter or "
+                "digit, at most 63 characters."
+            )
+        policies = inputs.get("cleanupPolicies") or []
+        if len(policies) > MAX_CLEANUP_POLICIES:
+            raise SimulatedGcpError(
+                f"googleapi: Error 400: {len(policies)} cleanup policies; a repository takes "
+                f"at most {MAX_CLEANUP_POLICIES}."
+            )
+        location = str(inputs.get("location") or region)
+        resource_id = f"projects/{project}/locations/{location}/repositories/{repository_id}"
+        host = f"{location}-docker.pkg.dev" if inputs.get("format") == "DOCKER" else ""
+        scanning = dict(inputs.get("vulnerabilityScanningConfig") or {})
+        enabled = scanning.get("enablementConfig") != "DISABLED"
+        scanning.setdefault("enablementConfig", "INHERITED")
+        scanning.setdefault(
+            "enablementState", "SCANNING_ACTIVE" if enabled else "SCANNING_DISABLED"
+        )
+        out.update(
+            name=repository_id,
+            location=location,
+            mode=inputs.get("mode") or "STANDARD_REPOSITORY",
+            registryUri=f"{host}/{project}/{repository_id}" if host else "",
+            vulnerabilityScanningConfig=scanning,
+            createTime="2026-01-01T00:00:00.000000Z",
+            updateTime="2026-01-01T00:00:00.000000Z",
+        )
+        return resource_id, out
+    if typ == "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember":
+        location = str(inputs.get("location") or region)
+        repository = str(inputs.get("repository") or "")
+        target = (
+            repository
+            if repository.startswith("projects/")
+            else f"projects/{project}/locations/{location}/repositories/{repository}"
+        )
+        resource_id = f"{target} {inputs.get('role', '')} {inputs.get('member', '')}"
+        out.setdefault("etag", f"BwY{_digest(resource_id, length=8)}=")
+        return resource_id, out
+    if typ == "gcp:projects/serviceIdentity:ServiceIdentity":
+        service = str(inputs.get("service") or "")
+        domain = SERVICE_AGENT_DOMAINS.get(service)
+        if domain is None:
+            raise SimulatedGcpError(
+                f"the simulated cloud knows no service agent of {service!r}; add it to "
+                "SERVICE_AGENT_DOMAINS with its source."
+            )
+        email = f"service-{project_number(project)}@{domain}"
+        out.update(email=email, member=f"serviceAccount:{email}")
+        return f"projects/{project}/services/{service}", out
+    return None

@@ -20,6 +20,10 @@ _EXPORTS = {
     "GpuQuotaArgs": "aistack.gcp.gpu_quota",
     "GpuNeed": "aistack.gcp.gpu_quota",
     "HasGpuNeeds": "aistack.gcp.gpu_quota",
+    "WorkloadIdentity": "aistack.gcp.workload_identity",
+    "WorkloadIdentityArgs": "aistack.gcp.workload_identity",
+    "ContainerRegistry": "aistack.gcp.container_registry",
+    "ContainerRegistryArgs": "aistack.gcp.container_registry",
 }
 
 __all__ = sorted(_EXPORTS)

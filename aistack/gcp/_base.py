@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pulumi
@@ -19,7 +20,7 @@ with warnings.catch_warnings():
 from aistack._options import child_opts, stateful_opts
 from aistack.config import WORKLOAD_TAG, Governance, gcp_label
 
-__all__ = ["stack_id", "labels_for", "child_opts", "stateful_opts"]
+__all__ = ["stack_id", "labels_for", "child_opts", "stateful_opts", "resource_id_from"]
 
 
 def stack_id() -> str:
@@ -32,3 +33,11 @@ def labels_for(governance: Governance, workload: str | None = None, **extra: str
     if workload:
         extra[WORKLOAD_TAG] = workload
     return governance.gcp_labels(stack_id(), **extra)
+
+
+def resource_id_from(name: str) -> str:
+    """A logical name as the start of a GCP resource id (account, repository, pool ids take
+    lowercase letters, digits and hyphens): lowercased, every other character a hyphen,
+    runs of hyphens collapsed. The caller still checks the id's own length and first
+    character, which differ per resource."""
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", name.lower())).strip("-")

@@ -20,6 +20,7 @@ from aistack.config import AistackModel, Governance, gcp_label
 from aistack.dataset_metadata import DatasetMetadata
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, stateful_opts
+from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
 from aistack.gcp.project_services import ProjectServices
 
 __all__ = ["DatasetBucket", "DatasetBucketArgs", "DatasetMetadata", "LIFECYCLE_DEFAULTS"]
@@ -50,12 +51,9 @@ ABORT_INCOMPLETE_UPLOAD_DAYS = 7
 #: Cloud Storage delivers usage and storage logs as this group (Cloud Storage docs,
 #: "Usage logs & storage logs": grant it roles/storage.objectCreator on the log bucket).
 STORAGE_ANALYTICS = "group:cloud-storage-analytics@google.com"
-KMS_ENCRYPTER = "roles/cloudkms.cryptoKeyEncrypterDecrypter"
 READ_ROLE = "roles/storage.objectViewer"
 #: Creates objects, never deletes or overwrites them (overwrite needs storage.objects.delete).
 WRITE_ROLE = "roles/storage.objectCreator"
-#: Key rotation: 90 days, the interval CIS GCP 1.10 asks for at most.
-KEY_ROTATION = "7776000s"
 
 
 class DatasetBucketArgs(AistackModel):
@@ -233,23 +231,13 @@ class DatasetBucket(pulumi.ComponentResource):
         if args.kms_key_name:
             key_id: pulumi.Output[str] = pulumi.Output.from_input(args.kms_key_name)
         else:
-            # Key rings and keys can never be deleted (a retained name returns 409 on the
-            # next create): autonamed, so a destroy then up does not collide.
-            self.key_ring = gcp.kms.KeyRing(
-                f"{name}-keyring",
+            self.key_ring, self.crypto_key = customer_key(
+                name,
                 project=self.project,
-                # A CMEK key must be in the bucket's location.
                 location=args.region,
-                opts=keep(),
-            )
-            self.crypto_key = gcp.kms.CryptoKey(
-                f"{name}-key",
-                key_ring=self.key_ring.id,
-                purpose="ENCRYPT_DECRYPT",
-                rotation_period=KEY_ROTATION,
                 labels=labels,
                 deletion_policy=deletion_policy,
-                opts=keep(),
+                opts=keep,
             )
             key_id = self.crypto_key.id
         agent = gcp.storage.get_project_service_account_output(project=self.project, opts=here)

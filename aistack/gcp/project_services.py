@@ -38,6 +38,22 @@ BASE_SERVICES = (
 COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
     "DatasetBucket": ("storage.googleapis.com", "cloudkms.googleapis.com"),
     "GpuQuota": ("cloudquotas.googleapis.com", "compute.googleapis.com"),
+    # Service Account Credentials (impersonation) and Security Token Service (federated
+    # token exchange) serve every GKE and GitHub Actions sign-in (IAM docs, "Configure
+    # Workload Identity Federation with deployment pipelines": enable IAM, Resource
+    # Manager, Service Account Credentials and Security Token Service APIs).
+    "WorkloadIdentity": (
+        "iam.googleapis.com",
+        "iamcredentials.googleapis.com",
+        "sts.googleapis.com",
+    ),
+    # containerscanning: with it on, a repository's INHERITED scanning setting scans every
+    # pushed image (Artifact Analysis docs, "Enable automatic scanning").
+    "ContainerRegistry": (
+        "artifactregistry.googleapis.com",
+        "cloudkms.googleapis.com",
+        "containerscanning.googleapis.com",
+    ),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

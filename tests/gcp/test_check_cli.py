@@ -60,3 +60,31 @@ def test_check_passes_the_gcp_rules_on_a_dataset_bucket(tmp_path):
     findings = _findings(result)
     for rule_id in ("AIS-D1-02", "AIS-D1-03", "AIS-C4-02"):
         assert findings[(rule_id, "logs-bucket")] == "compliant", result.output
+
+
+def test_check_passes_the_gcp_identity_and_registry_rules(tmp_path):
+    project = _project(
+        tmp_path,
+        """
+        from aistack import gcp
+        GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
+        apis = gcp.ProjectServices("apis", {"project": "team-ml-prod"})
+        identity = gcp.WorkloadIdentity("ml", {
+            "governance": GOVERNANCE, "accountPrefix": "team-ml",
+            "workloads": [{"name": "training", "projectRoles": ["roles/logging.logWriter"]}],
+            "github": {"repository": "acme/ml", "branches": ["main"]},
+        }, services=apis)
+        registry = gcp.ContainerRegistry(
+            "images", {"region": "europe-west4", "governance": GOVERNANCE}, services=apis
+        )
+        registry.grant_write(identity.member("ci"), name="ci")
+        """,
+    )
+    result = runner.invoke(app, ["check", str(project), "--format", "json"])
+    findings = _findings(result)
+    for rule_id in ("AIS-E1-03", "AIS-E1-04", "AIS-E1-05", "AIS-C4-02"):
+        assert findings[(rule_id, "images-repository")] == "compliant", result.output
+    assert findings[("AIS-C6-07", "ml-github-provider")] == "compliant"
+    assert findings[("AIS-C6-06", "ml-ci")] == "compliant"
+    assert findings[("AIS-C6-08", "ml-training-logging-logwriter")] == "compliant"
+    assert "non-compliant" not in set(findings.values()), result.output

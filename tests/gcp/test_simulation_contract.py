@@ -53,6 +53,33 @@ def _every_component(governance, allow_destroy=False):
                 access_logs=logs,
             )
             bucket.grant_write("serviceAccount:t@p.iam.gserviceaccount.com", name="t", prefix="r")
+        identity = gcp.WorkloadIdentity(
+            "ml",
+            {
+                "governance": governance,
+                "accountPrefix": "team-ml",
+                "workloadPoolExists": True,
+                "workloads": [
+                    {
+                        "name": "training",
+                        "kubernetesServiceAccounts": [{"namespace": "a", "serviceAccount": "t"}],
+                        "projectRoles": ["roles/logging.logWriter"],
+                    }
+                ],
+                "github": {"repository": "acme/ml", "branches": ["main"]},
+            },
+            services=apis,
+        )
+        registry = gcp.ContainerRegistry(
+            "images",
+            {
+                "region": "europe-west4",
+                "governance": governance,
+                "allowDestroyWithImages": allow_destroy,
+            },
+            services=apis,
+        )
+        registry.grant_read(identity.member("training"), name="training")
 
     return program
 

@@ -129,12 +129,25 @@ def mappings() -> None:  # noqa: PLR0915 - one pair per mapped type, read top to
                 "google.subject": "assertion.sub",
                 "attribute.repository": "assertion.repository",
             },
+            # IAM refuses a GitHub provider without a condition, so the violating one has a
+            # condition that pins only the owner: any of its repositories may sign in.
             attribute_condition=(
-                "assertion.sub == 'repo:example/ml:ref:refs/heads/main'" if ok else None
+                "assertion.sub == 'repo:example/ml:ref:refs/heads/main'"
+                if ok
+                else "assertion.repository_owner == 'example'"
             ),
             oidc=gcp.iam.WorkloadIdentityPoolProviderOidcArgs(
                 issuer_uri="https://token.actions.githubusercontent.com"
             ),
+        )
+        # Another OIDC issuer: a provider without any condition is accepted by IAM.
+        gcp.iam.WorkloadIdentityPoolProvider(
+            f"{p}-oidc",
+            workload_identity_pool_id=pool.workload_identity_pool_id,
+            workload_identity_pool_provider_id="gitlab",
+            attribute_mapping={"google.subject": "assertion.sub"},
+            attribute_condition="assertion.namespace_path == 'example'" if ok else None,
+            oidc=gcp.iam.WorkloadIdentityPoolProviderOidcArgs(issuer_uri="https://gitlab.com"),
         )
         # -- budgets, quota, the kill-switch function --
         gcp.billing.Budget(

@@ -44,7 +44,7 @@ CHECKS = [
     ("CKV_GCP_84", "repository", "google_artifact_registry_repository.kms_key_name"),
     ("CKV_GCP_101", "repository-reader", "google_artifact_registry_repository_iam_member"),
     ("CKV_GCP_117", "project-member", "google_project_iam_member.role (basic roles)"),
-    ("CKV_GCP_118", "github", "google_iam_workload_identity_pool_provider.attribute_condition"),
+    ("CKV_GCP_118", "oidc", "google_iam_workload_identity_pool_provider.attribute_condition"),
     ("CKV_GCP_125", "github", "the provider's oidc[0].issuer_uri and attribute_condition"),
     ("CKV_GCP_124", "function", "google_cloudfunctions2_function.service_config[0]"),
     ("CKV_GCP_107", "function-invoker", "google_cloudfunctions2_function_iam_member.member"),
