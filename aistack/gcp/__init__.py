@@ -16,6 +16,8 @@ _EXPORTS = {
     "ProjectServicesArgs": "aistack.gcp.project_services",
     "DatasetBucket": "aistack.gcp.dataset_bucket",
     "DatasetBucketArgs": "aistack.gcp.dataset_bucket",
+    "BudgetGuard": "aistack.gcp.budget_guard",
+    "BudgetGuardArgs": "aistack.gcp.budget_guard",
 }
 
 __all__ = sorted(_EXPORTS)
