@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import warnings
 
 import pulumi
 import pulumi_gcp as gcp
@@ -35,6 +36,12 @@ from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, stack_id
 from aistack.gcp.functions import BUDGET_GUARD_SOURCE, budget_guard_permissions
 from aistack.gcp.project_services import ProjectServices
+
+with warnings.catch_warnings():
+    # As in aistack.gcp._base: loading pulumi_gcp.monitoring warns about a deprecated
+    # function (getSecretVersion) aistack never calls.
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"pulumi_gcp(\.|$)")
+    _ = gcp.monitoring.AlertPolicy
 
 __all__ = [
     "BudgetGuard",
