@@ -70,6 +70,13 @@ _DELETION_POLICY = {
     "gcp:storage/bucketObject:BucketObject",
     "gcp:kms/cryptoKey:CryptoKey",
     SERVICE,
+    "gcp:serviceaccount/account:Account",
+    "gcp:billing/budget:Budget",
+    "gcp:pubsub/topic:Topic",
+    "gcp:monitoring/notificationChannel:NotificationChannel",
+    "gcp:monitoring/alertPolicy:AlertPolicy",
+    "gcp:projects/iAMCustomRole:IAMCustomRole",
+    "gcp:cloudfunctionsv2/function:Function",
 }
 
 #: GCS bucket naming (Cloud Storage docs, "Bucket naming requirements"): 3-63 characters

@@ -85,15 +85,15 @@ MAX_EMAILS = 5
 _BILLING_ACCOUNT = re.compile(r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")
 _EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+=?^_`{|}~/-]+@[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
 _CURRENCY = re.compile(r"[A-Z]{3}")
-#: The budget guard's roles: Cloud Build builds the function (Cloud Functions docs,
-#: "Configure a custom build service account"), the trigger invokes the Cloud Run service
-#: (pulumi-gcp FunctionEventTrigger.service_account_email: "must have permission to invoke
-#: Cloud Run services").
+#: The budget guard's roles. Cloud Build builds the function (Cloud Functions docs,
+#: "Configure a custom build service account"). The trigger's account needs Cloud Run
+#: Invoker on the function; Eventarc Event Receiver is *not* needed for direct Pub/Sub
+#: events; the Pub/Sub service agent needs Service Account Token Creator if it was enabled
+#: on or before 8 April 2021 (Eventarc docs, "Roles and permissions for Cloud Run
+#: functions targets"). Token Creator is granted on the trigger's account alone, the
+#: only account whose tokens the agent mints here, not on the project.
 BUILDER_ROLE = "roles/cloudbuild.builds.builder"
 INVOKER_ROLE = "roles/run.invoker"
-#: Pub/Sub's service agent mints the push tokens Eventarc's subscription authenticates
-#: with; projects whose agent dates from before 8 April 2021 need this grant on the
-#: trigger's service account (Pub/Sub docs, "Push subscriptions": authentication).
 TOKEN_CREATOR_ROLE = "roles/iam.serviceAccountTokenCreator"
 #: Cloud Run service names are at most 49 characters, and a gen2 function's service is
 #: named after it (Cloud Run docs, "Services": naming).

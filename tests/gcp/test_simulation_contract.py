@@ -53,6 +53,18 @@ def _every_component(governance, allow_destroy=False):
                 access_logs=logs,
             )
             bucket.grant_write("serviceAccount:t@p.iam.gserviceaccount.com", name="t", prefix="r")
+        gcp.BudgetGuard(
+            "budget",
+            {
+                "governance": governance,
+                "region": "europe-west4",
+                "billingAccount": "01A2B3-C4D5E6-F7A8B9",
+                "monthlyLimitUsd": 3000,
+                "alertEmails": ["ml@example.com"],
+                "killSwitch": True,
+            },
+            services=apis,
+        )
 
     return program
 
