@@ -34,6 +34,7 @@ from pydantic.alias_generators import to_camel
 from aistack.config import STACK_TAG, AistackModel, Governance, gcp_label
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, stack_id
+from aistack.gcp.dataset_bucket import DatasetBucket
 from aistack.gcp.functions import BUDGET_GUARD_SOURCE, budget_guard_permissions
 from aistack.gcp.project_services import ProjectServices
 
@@ -266,13 +267,15 @@ class BudgetGuard(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         services: ProjectServices | None = None,
+        access_logs: DatasetBucket | None = None,
     ) -> None:
         """`services`: the stack's ProjectServices; its project is the one budgeted and
-        guarded, and every resource here waits for the APIs it enables."""
+        guarded, and every resource here waits for the APIs it enables. `access_logs`:
+        the stack's `logs` DatasetBucket, which receives the guard bucket's usage logs."""
 
         def checks(args: BudgetGuardArgs) -> None:
             assert services is not None
-            _validate(name, args, services)
+            _validate(name, args, services, access_logs)
 
         args = BudgetGuardArgs.validate_with(
             args, checks, where=name, wiring={"services": services}
@@ -434,6 +437,13 @@ class BudgetGuard(pulumi.ComponentResource):
             ],
             # Rewritten many times a day: soft delete would bill every old state for 7 days.
             soft_delete_policy=gcp.storage.BucketSoftDeletePolicyArgs(retention_duration_seconds=0),
+            logging=(
+                gcp.storage.BucketLoggingArgs(
+                    log_bucket=access_logs.bucket.name, log_object_prefix=f"usage/{name}"
+                )
+                if access_logs is not None
+                else None
+            ),
             labels=labels,
             force_destroy=True,
             opts=on(STORAGE_API),
@@ -658,8 +668,19 @@ class BudgetGuard(pulumi.ComponentResource):
 # ---- validation and helpers ------------------------------------------------------------
 
 
-def _validate(name: str, args: BudgetGuardArgs, services: ProjectServices) -> None:
+def _validate(
+    name: str,
+    args: BudgetGuardArgs,
+    services: ProjectServices,
+    access_logs: DatasetBucket | None,
+) -> None:
     problems = Problems()
+    if access_logs is not None and access_logs.args.kind != "logs":
+        problems.add(
+            f"{name}.access_logs",
+            f"usage logs must go to a bucket of kind 'logs', not {access_logs.args.kind!r}.",
+            "pass the stack's logs DatasetBucket.",
+        )
 
     def field(attribute: str) -> str:
         return f"{name}.{to_camel(attribute)}"

@@ -325,3 +325,32 @@ def test_inconsistent_settings_are_refused(run, governance, overrides, field):
 def test_the_function_module_imports_nothing_from_aistack():
     source = Path(BUDGET_GUARD_SOURCE / "main.py").read_text()
     assert not re.search(r"^\s*(from|import) aistack", source, re.MULTILINE)
+
+
+def test_the_guard_bucket_logs_usage_to_the_stacks_logs_bucket(run, governance):
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        logs = gcp.DatasetBucket(
+            "logs",
+            {"kind": "logs", "region": "europe-west4", "governance": governance},
+            services=apis,
+        )
+        gcp.BudgetGuard("budget", _args(governance), services=apis, access_logs=logs)
+
+    graph = run(program)
+    logging = graph.named("budget-guard").inputs["logging"]
+    assert logging["logBucket"] == graph.named("logs-bucket").outputs["name"]
+
+
+def test_usage_logs_only_go_to_a_logs_bucket(run, governance):
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        models = gcp.DatasetBucket(
+            "models",
+            {"kind": "models", "region": "europe-west4", "governance": governance},
+            services=apis,
+        )
+        gcp.BudgetGuard("budget", _args(governance), services=apis, access_logs=models)
+
+    with pytest.raises(ConfigError, match="budget.access_logs"):
+        run(program)

@@ -144,6 +144,17 @@ def test_a_new_month_starts_again_from_zero(google):
     january = _send(google, 20.0, "2027-01-01T09:00:00Z", interval="2027-01-01T08:00:00Z")
     assert january["day_spend"] == 20.0
     assert google.object(STATE)["interval"] == "2027-01-01T08:00:00Z"
+    # December's last update, delivered late, does not take the state back a month.
+    late = _send(
+        google,
+        3050.0,
+        "2027-01-01T09:30:00Z",
+        config=_config(kill_switch=True),
+        actual=1.0,
+    )
+    assert "kill_switch" not in late  # last month's 100 % does not stop this month
+    assert late["stale"]
+    assert google.object(STATE)["interval"] == "2027-01-01T08:00:00Z"
 
 
 def test_a_message_for_another_budget_is_ignored(google):

@@ -369,7 +369,13 @@ class _Run:
         }
 
         changed = True
-        if state.interval != interval:
+        past_period = bool(state.interval) and interval < state.interval
+        if past_period:
+            # An update of the previous period delivered late (RFC 3339 UTC timestamps
+            # order as strings): that period is over.
+            summary["stale"] = True
+            changed = False
+        elif state.interval != interval:
             # A new budget period (or the first update ever). Its first day starts at 0;
             # when the guard first hears mid-period, the day is counted from now on.
             first_day = day == _day(_timestamp(interval) or published, interval)
@@ -414,7 +420,7 @@ class _Run:
 
         actual = update.get("alertThresholdExceeded")
         crossed = actual is not None and float(actual) >= config.kill_threshold
-        if config.kill_switch and crossed and state.killed_interval != interval:
+        if config.kill_switch and crossed and not past_period and state.killed_interval != interval:
             summary["kill_switch"] = _KillSwitch(self).run()
             if not self.failures and not config.dry_run:
                 state.killed_interval = interval
