@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -34,7 +35,9 @@ STATE = f"state/{BUDGET}.json"
 
 
 @pytest.fixture
-def google():
+def google(monkeypatch):
+    # The fake finishes GKE operations on the first poll: no need to wait between polls.
+    monkeypatch.setattr(main, "_POLL_SECONDS", 0.0)
     fake = FakeGoogle(PROJECT)
     server, endpoint = fake.serve()
     fake.endpoint = endpoint
@@ -343,3 +346,85 @@ def test_the_environment_is_checked():
         main.Config.from_env({"AISTACK_PROJECT": PROJECT})
     with pytest.raises(main.BudgetGuardConfigError, match="AISTACK_DRY_RUN"):
         main.Config.from_env({**env, "AISTACK_DRY_RUN": "maybe"})
+
+
+#: The IAM permission each REST call needs, from Google's references: Cloud Storage IAM
+#: permissions (media download: storage.objects.get; upload: storage.objects.create, and
+#: storage.objects.delete when it replaces an object, i.e. ifGenerationMatch > 0);
+#: Compute Engine IAM permissions (aggregatedList: instanceGroupManagers.list;
+#: instanceTemplates.get for global and regional templates; resize:
+#: instanceGroupManagers.update); GKE "API permissions" (clusters.list:
+#: container.clusters.list; nodePools setSize / setAutoscaling: container.clusters.update;
+#: operations.get: container.operations.get); Cloud Billing (updateBillingInfo with no
+#: account: resourcemanager.projects.deleteBillingAssignment).
+CALL_PERMISSIONS = [
+    ("GET", r"^/download/storage/v1/b/[^/]+/o/", "storage.objects.get"),
+    ("POST", r"^/upload/storage/v1/b/[^/]+/o$", "storage.objects.create"),
+    ("GET", r"/aggregated/instanceGroupManagers$", "compute.instanceGroupManagers.list"),
+    ("GET", r"/instanceTemplates/[^/]+$", "compute.instanceTemplates.get"),
+    ("POST", r"/instanceGroupManagers/[^/]+/resize$", "compute.instanceGroupManagers.update"),
+    ("GET", r"^/v1/projects/[^/]+/locations/-/clusters$", "container.clusters.list"),
+    ("POST", r"/nodePools/[^/:]+:(setSize|setAutoscaling)$", "container.clusters.update"),
+    ("GET", r"^/v1/projects/[^/]+/locations/[^/]+/operations/", "container.operations.get"),
+    (
+        "PUT",
+        r"^/v1/projects/[^/]+/billingInfo$",
+        "resourcemanager.projects.deleteBillingAssignment",
+    ),
+]
+
+
+def _permissions_used(google):
+    used = set()
+    for method, path, query in google.requests:
+        matches = [
+            p for m, pattern, p in CALL_PERMISSIONS if m == method and re.search(pattern, path)
+        ]
+        assert matches, f"no permission known for {method} {path}"
+        used.update(matches)
+        if path.startswith("/upload/") and int(query.get("ifGenerationMatch", ["0"])[0]) > 0:
+            used.add("storage.objects.delete")
+    return used
+
+
+def test_the_calls_made_need_exactly_the_declared_permissions(google):
+    _training_capacity(google)
+    config = _config(kill_switch=True, allow_disable_billing=True)
+    _send(google, 3050.0, "2026-12-20T12:00:00Z", config=config, actual=1.0)
+    declared = {p for scope in main.PERMISSIONS.values() for p in scope}
+    assert _permissions_used(google) == declared
+
+
+def test_the_daily_alert_alone_needs_only_the_state_permissions(google):
+    _send(google, 10.0, "2026-12-01T09:00:00Z")
+    _send(google, 120.0, "2026-12-01T20:00:00Z")
+    assert _permissions_used(google) == set(main.PERMISSIONS["state"])
+
+
+def test_the_entry_point_reads_its_environment_and_the_cloud_event(google, monkeypatch, capsys):
+    env = {
+        "AISTACK_PROJECT": PROJECT,
+        "AISTACK_STACK": STACK,
+        "AISTACK_BUDGET_ID": BUDGET,
+        "AISTACK_STATE_BUCKET": "guard-state",
+        "AISTACK_DAILY_LIMIT": "100",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    clients = main.Clients.create(
+        PROJECT, endpoint=google.endpoint, credentials=AnonymousCredentials()
+    )
+    monkeypatch.setattr(main.Clients, "create", classmethod(lambda cls, project: clients))
+
+    now = datetime.now(UTC)
+    month = now.replace(hour=0, minute=0, second=0, microsecond=0)  # first day: from 0
+
+    class CloudEvent:  # what functions-framework passes: `.data` is the Pub/Sub envelope
+        data = _update(
+            150.0,
+            now.isoformat().replace("+00:00", "Z"),
+            interval=month.isoformat().replace("+00:00", "Z"),
+        )
+
+    main.handle_budget_update(CloudEvent())
+    assert len(_events(capsys, main.EVENT_DAILY_LIMIT)) == 1

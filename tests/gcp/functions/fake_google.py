@@ -37,6 +37,8 @@ class FakeGoogle:
     #: (method, regex on the path) -> HTTP status to answer instead
     failures: dict[tuple[str, str], int] = field(default_factory=dict)
     calls: list[tuple[str, str, Any]] = field(default_factory=list)
+    #: (method, path, query) of every request, for the permission check
+    requests: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
     billing_account: str = "billingAccounts/0X0X0X-0X0X0X-0X0X0X"
     _generation: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -124,6 +126,7 @@ class FakeGoogle:
                 url = urlparse(self.path)
                 path, query = unquote(url.path), parse_qs(url.query)
                 fake.calls.append((method, path, body))
+                fake.requests.append((method, path, query))
                 for (fail_method, pattern), status in fake.failures.items():
                     if fail_method == method and re.search(pattern, path):
                         self._error(status, f"injected failure for {method} {path}")

@@ -102,11 +102,13 @@ EVENT_FAILED = "budget_guard_failed"
 #: Storage IAM permissions (an upload that replaces an object needs
 #: storage.objects.delete too); Compute Engine IAM permissions (aggregatedList needs
 #: `list`, resize needs `update`; regional instance templates are read with
-#: compute.instanceTemplates.get too); GKE "API permissions" reference (node pools are
-#: listed with container.clusters.get and resized, or their autoscaling changed, with
-#: container.clusters.update on the cluster; waiting on the returned operation needs
-#: container.operations.get); Cloud Billing: projects.updateBillingInfo with an empty
-#: account needs resourcemanager.projects.deleteBillingAssignment on the project.
+#: compute.instanceTemplates.get too); GKE "API permissions" reference (clusters.list
+#: needs container.clusters.list and returns each cluster's node pools, so no
+#: container.clusters.get is called; a node pool is resized, or its autoscaling changed,
+#: with container.clusters.update on the cluster: there is no container.nodePools.*
+#: permission; waiting on the returned operation needs container.operations.get); Cloud
+#: Billing: projects.updateBillingInfo with an empty account needs
+#: resourcemanager.projects.deleteBillingAssignment on the project.
 PERMISSIONS: dict[str, tuple[str, ...]] = {
     # On the state bucket, under the state prefix only.
     "state": ("storage.objects.create", "storage.objects.delete", "storage.objects.get"),
@@ -115,7 +117,6 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
         "compute.instanceGroupManagers.list",
         "compute.instanceGroupManagers.update",
         "compute.instanceTemplates.get",
-        "container.clusters.get",
         "container.clusters.list",
         "container.clusters.update",
         "container.operations.get",
