@@ -71,6 +71,7 @@ API_OF_MODULE = {
     "cloudquota": "cloudquotas.googleapis.com",
     "billing": "billingbudgets.googleapis.com",
     "cloudfunctionsv2": "cloudfunctions.googleapis.com",
+    "cloudrunv2": "run.googleapis.com",
 }
 
 #: Resources that take pulumi-gcp 10's `deletion_policy` among those the simulation answers.
@@ -83,6 +84,12 @@ _DELETION_POLICY = {
     "gcp:serviceaccount/account:Account",
     "gcp:iam/workloadIdentityPool:WorkloadIdentityPool",
     "gcp:iam/workloadIdentityPoolProvider:WorkloadIdentityPoolProvider",
+    "gcp:billing/budget:Budget",
+    "gcp:pubsub/topic:Topic",
+    "gcp:monitoring/notificationChannel:NotificationChannel",
+    "gcp:monitoring/alertPolicy:AlertPolicy",
+    "gcp:projects/iAMCustomRole:IAMCustomRole",
+    "gcp:cloudfunctionsv2/function:Function",
 }
 
 #: GCS bucket naming (Cloud Storage docs, "Bucket naming requirements"): 3-63 characters
@@ -186,6 +193,16 @@ def resource(
     registry = _registry_resource(typ, project, region, inputs, out)
     if registry is not None:
         return registry
+    budget_guard = _budget_guard_resource(typ, project, region, name, args.name, inputs, out)
+    if budget_guard is not None:
+        return budget_guard, out
+    if typ == "gcp:cloudrunv2/serviceIamMember:ServiceIamMember":
+        # Terraform's google_cloud_run_v2_service_iam_member id: `<service path> <role> <member>`.
+        location = str(inputs.get("location") or region)
+        service = f"projects/{project}/locations/{location}/services/{inputs.get('name', '')}"
+        resource_id = f"{service} {inputs.get('role', '')} {inputs.get('member', '')}"
+        out.setdefault("etag", f"BwY{_digest(resource_id, length=8)}=")
+        return resource_id, out
     if kind.endswith("IAMMember") or kind.endswith("IAMBinding"):
         # IAM member ids as the provider writes them: `<resource> <role> <member>`
         # (plus the condition's title when there is one).
@@ -220,6 +237,94 @@ def resource(
     out.setdefault("selfLink", f"https://www.googleapis.com/{module}/v1/{resource_id}")
     out.setdefault("id", resource_id)
     return resource_id, out
+
+
+#: Cloud Run's region codes in service URLs (`https://<service>-<hash>-<code>.a.run.app`,
+#: Cloud Run docs, "Service URLs"), for the regions aistack's catalog lists.
+_RUN_REGION_CODES = {
+    "europe-west4": "ez",
+    "europe-west1": "ew",
+    "us-central1": "uc",
+    "us-east1": "ue",
+    "us-east4": "uk",
+    "us-west1": "uw",
+    "asia-southeast1": "as",
+    "asia-northeast1": "an",
+}
+#: The resource name id segments of the Monitoring API are 19-digit integers.
+_MONITORING_ID = 10**18
+
+
+def _budget_guard_resource(
+    typ: str,
+    project: str,
+    region: str,
+    name: str,
+    logical: str,
+    inputs: dict[str, Any],
+    out: dict[str, Any],
+) -> str | None:
+    """Ids and outputs of the budget guard's resource types, as their APIs return them;
+    None for other types."""
+    if typ == "gcp:billing/budget:Budget":
+        # Budget API: `billingAccounts/<account>/budgets/<budget id>` (a UUID).
+        digest = _digest("budget", logical, project, length=32)
+        uuid = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:]}"
+        resource_id = f"billingAccounts/{inputs.get('billingAccount', '')}/budgets/{uuid}"
+        out.update(name=resource_id)
+        return resource_id
+    if typ == "gcp:pubsub/topic:Topic":
+        # Pub/Sub: `projects/<project>/topics/<topic>`; the provider's `name` is the short one.
+        out.update(name=name)
+        return f"projects/{project}/topics/{name}"
+    if typ in (
+        "gcp:monitoring/notificationChannel:NotificationChannel",
+        "gcp:monitoring/alertPolicy:AlertPolicy",
+    ):
+        # Monitoring API: `projects/<project>/notificationChannels/<19 digits>` (and
+        # alertPolicies); the id is the name.
+        collection = "notificationChannels" if "Channel" in typ else "alertPolicies"
+        number = _MONITORING_ID + int(_digest(typ, logical, project, length=15), 16)
+        resource_id = (
+            f"projects/{project}/{collection}/{number % (9 * _MONITORING_ID) + _MONITORING_ID}"
+        )
+        out.update(name=resource_id)
+        if collection == "notificationChannels":
+            out.setdefault("verificationStatus", "")
+        return resource_id
+    if typ == "gcp:projects/iAMCustomRole:IAMCustomRole":
+        # IAM: custom project roles are `projects/<project>/roles/<role id>`.
+        resource_id = f"projects/{project}/roles/{inputs.get('roleId', name)}"
+        out.update(name=resource_id, deleted=False)
+        return resource_id
+    if typ == "gcp:cloudfunctionsv2/function:Function":
+        # Cloud Functions v2: `projects/<p>/locations/<l>/functions/<name>`; a gen2 function
+        # runs as the Cloud Run service of the same name.
+        location = str(inputs.get("location") or region)
+        resource_id = f"projects/{project}/locations/{location}/functions/{name}"
+        service = dict(inputs.get("serviceConfig") or {})
+        code = _RUN_REGION_CODES.get(location, "ez")
+        service.update(
+            service=f"projects/{project}/locations/{location}/services/{name}",
+            uri=f"https://{name}-{_digest('run', project, length=10)}-{code}.a.run.app",
+            gcfUri="",
+        )
+        out.update(
+            name=name,
+            environment="GEN_2",
+            state="ACTIVE",
+            url=f"https://{location}-{project}.cloudfunctions.net/{name}",
+            serviceConfig=service,
+        )
+        if inputs.get("eventTrigger"):
+            trigger = dict(inputs["eventTrigger"])
+            trigger.setdefault(
+                "trigger",
+                f"projects/{project}/locations/{location}/triggers/{name}-{_digest(name)[:6]}",
+            )
+            out["eventTrigger"] = trigger
+        return resource_id
+    return None
 
 
 def _check_bucket_name(name: str, logical: str) -> None:

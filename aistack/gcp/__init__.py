@@ -24,6 +24,8 @@ _EXPORTS = {
     "WorkloadIdentityArgs": "aistack.gcp.workload_identity",
     "ContainerRegistry": "aistack.gcp.container_registry",
     "ContainerRegistryArgs": "aistack.gcp.container_registry",
+    "BudgetGuard": "aistack.gcp.budget_guard",
+    "BudgetGuardArgs": "aistack.gcp.budget_guard",
 }
 
 __all__ = sorted(_EXPORTS)

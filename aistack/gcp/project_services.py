@@ -54,6 +54,20 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
         "cloudkms.googleapis.com",
         "containerscanning.googleapis.com",
     ),
+    # The budget, its topic and channels; the daily-alert function (gen2 builds with Cloud
+    # Build into Artifact Registry, runs on Cloud Run behind Eventarc, logs for alerts).
+    "BudgetGuard": (
+        "billingbudgets.googleapis.com",
+        "pubsub.googleapis.com",
+        "monitoring.googleapis.com",
+        "cloudfunctions.googleapis.com",
+        "run.googleapis.com",
+        "eventarc.googleapis.com",
+        "cloudbuild.googleapis.com",
+        "artifactregistry.googleapis.com",
+        "storage.googleapis.com",
+        "logging.googleapis.com",
+    ),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

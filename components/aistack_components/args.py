@@ -1200,11 +1200,13 @@ class GcpProjectServicesArgs(TypedDict):
     services: NotRequired[list[str]]
     """APIs to enable; default: every API aistack's GCP components use. Extra APIs are added
     with `extra_services`. Default: ["artifactregistry.googleapis.com",
-    "cloudkms.googleapis.com", "cloudquotas.googleapis.com",
-    "cloudresourcemanager.googleapis.com", "compute.googleapis.com",
-    "containerscanning.googleapis.com", "iam.googleapis.com",
-    "iamcredentials.googleapis.com", "serviceusage.googleapis.com",
-    "storage.googleapis.com", "sts.googleapis.com"].
+    "billingbudgets.googleapis.com", "cloudbuild.googleapis.com",
+    "cloudfunctions.googleapis.com", "cloudkms.googleapis.com",
+    "cloudquotas.googleapis.com", "cloudresourcemanager.googleapis.com",
+    "compute.googleapis.com", "containerscanning.googleapis.com", "eventarc.googleapis.com",
+    "iam.googleapis.com", "iamcredentials.googleapis.com", "logging.googleapis.com",
+    "monitoring.googleapis.com", "pubsub.googleapis.com", "run.googleapis.com",
+    "serviceusage.googleapis.com", "storage.googleapis.com", "sts.googleapis.com"].
     """
     extra_services: NotRequired[list[str]]
     """More APIs the team's own resources need, e.g. 'bigquery.googleapis.com'. Default: []."""

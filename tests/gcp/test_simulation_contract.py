@@ -80,6 +80,18 @@ def _every_component(governance, allow_destroy=False):
             services=apis,
         )
         registry.grant_read(identity.member("training"), name="training")
+        gcp.BudgetGuard(
+            "budget",
+            {
+                "governance": governance,
+                "region": "europe-west4",
+                "billingAccount": "01A2B3-C4D5E6-F7A8B9",
+                "monthlyLimitUsd": 3000,
+                "alertEmails": ["ml@example.com"],
+                "killSwitch": True,
+            },
+            services=apis,
+        )
 
     return program
 
