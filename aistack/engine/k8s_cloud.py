@@ -293,5 +293,9 @@ def resource(
     )
     out["metadata"] = metadata
     if api_version == "v1" and kind == "Namespace":
+        # The API server labels every namespace with its own name (immutable; GA in 1.22,
+        # "Well-Known Labels": kubernetes.io/metadata.name): NetworkPolicy namespace
+        # selectors rely on it.
+        metadata["labels"] = {**(metadata.get("labels") or {}), "kubernetes.io/metadata.name": name}
         out.setdefault("status", dict(_NAMESPACE_STATUS))
     return resource_id, out
