@@ -334,6 +334,9 @@ class TeamNamespace(pulumi.ComponentResource):
                 given.get(account.name) or account.gcp_service_account or account.aws_role_arn
             )
             annotations = _identity_annotations(account.identity, identity)
+            if account.needs_api_token:
+                # Declared, so AIS-C6-10 can tell a deliberate token from a forgotten one.
+                annotations["aistack.dev/needs-api-token"] = "true"
             self.service_accounts[account.name] = k8s.core.v1.ServiceAccount(
                 f"{name}-sa-{account.name}",
                 metadata={

@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from aistack.engine.graph import Resource, StackGraph
+from aistack.queries import revealed
 
 __all__ = [
     "NAMESPACE",
@@ -21,11 +22,13 @@ __all__ = [
     "RESOURCE_QUOTA",
     "SECRET",
     "SERVICE_ACCOUNT",
+    "SYSTEM_NAMESPACES",
     "api_version_and_kind",
     "builtin_manifests",
     "is_builtin",
     "is_k8s_object",
     "manifest",
+    "metadata_of",
     "namespace_of",
     "objects_in",
     "parse_quantity",
@@ -37,6 +40,11 @@ SECRET = "kubernetes:core/v1:Secret"
 RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
 LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+
+#: Namespaces Kubernetes owns, where add-ons (device plugins, CNI, DNS) legitimately run
+#: privileged and unquota'd: judged by their installers, not by aistack's namespace rules.
+SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
 
 #: Groups served by the API server itself (the rest are custom resources): the core group
 #: (`v1`) and the `*.k8s.io` groups, except those whose kinds are CRDs of SIG projects
@@ -81,7 +89,11 @@ def manifest(resource: Resource) -> dict[str, Any]:
     api_version, kind = api_version_and_kind(resource.type)
     document: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
     document.update(
-        {key: value for key, value in resource.inputs.items() if key not in ("apiVersion", "kind")}
+        {
+            key: revealed(value)
+            for key, value in resource.inputs.items()
+            if key not in ("apiVersion", "kind")
+        }
     )
     metadata = dict(resource.inputs.get("metadata") or {})
     given = resource.outputs.get("metadata") or {}

@@ -69,3 +69,13 @@ def test_quantities_parse_as_the_api_server_reads_them(text, value):
 def test_text_the_api_server_refuses_is_not_a_quantity(text):
     with pytest.raises(ValueError, match="not a Kubernetes quantity"):
         parse_quantity(text)
+
+
+def test_a_secret_manifest_holds_its_values_not_pulumis_secret_wrapper():
+    # pulumi-kubernetes marks Secret data secret; the wire format wraps such values
+    # (pulumi.runtime.rpc), and kubectl would refuse the wrapper.
+    def program():
+        k8s.core.v1.Secret("token", metadata={"namespace": "ml"}, string_data={"token": "t"})
+
+    document = manifest(engine.run(program).named("token"))
+    assert document["stringData"] == {"token": "t"}
