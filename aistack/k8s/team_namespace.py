@@ -60,14 +60,20 @@ _ROLE_ARN = r"^arn:aws(-cn|-us-gov)?:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
 Identity = Literal["none", "gke-workload-identity", "eks-irsa", "eks-pod-identity"]
 
 #: Where a pod fetches its cloud credentials, which default-deny egress would block:
-#: - GKE Workload Identity: the GKE metadata server, 169.254.169.254:80, and on GKE
-#:   Dataplane V2 clusters 169.254.169.252:988 (GKE docs, "Use Workload Identity
-#:   Federation for GKE", network policy egress requirements);
+#: - GKE Workload Identity: the GKE metadata server. Pods connect to 169.254.169.254:80;
+#:   on the iptables dataplane (Calico network policy) the node has already DNATed that to
+#:   the metadata daemon at 169.254.169.252:987/988 when policy is judged, on Dataplane V2
+#:   policy sees the address the pod used (GKE docs, "Use Workload Identity Federation for
+#:   GKE" and "network policy": allow both);
 #: - EKS Pod Identity: the Pod Identity agent on each node, 169.254.170.23:80 (EKS docs,
 #:   "EKS Pod Identity agent": it listens on 169.254.170.23 and [fd00:ec2::23]);
 #: - EKS IRSA: none on the node: the SDK calls STS over HTTPS, which `allow_egress` opens.
 IDENTITY_ENDPOINTS: dict[str, tuple[tuple[str, int], ...]] = {
-    "gke-workload-identity": (("169.254.169.254/32", 80), ("169.254.169.252/32", 988)),
+    "gke-workload-identity": (
+        ("169.254.169.254/32", 80),
+        ("169.254.169.252/32", 987),
+        ("169.254.169.252/32", 988),
+    ),
     "eks-pod-identity": (("169.254.170.23/32", 80), ("fd00:ec2::23/128", 80)),
 }
 

@@ -101,6 +101,7 @@ def test_gke_workload_identity_annotates_the_account_and_opens_the_metadata_serv
     egress = _policy(graph, "allow-cloud-identity")["egress"]
     assert {(e["to"][0]["ipBlock"]["cidr"], e["ports"][0]["port"]) for e in egress} == {
         ("169.254.169.254/32", 80),
+        ("169.254.169.252/32", 987),
         ("169.254.169.252/32", 988),
     }
 
