@@ -29,6 +29,7 @@ __all__ = [
     "is_k8s_object",
     "manifest",
     "metadata_of",
+    "namespace_bundles",
     "namespace_of",
     "objects_in",
     "parse_quantity",
@@ -107,6 +108,23 @@ def manifest(resource: Resource) -> dict[str, Any]:
 def builtin_manifests(graph: StackGraph) -> list[tuple[Resource, dict[str, Any]]]:
     """Every built-in Kubernetes object in the graph with its manifest."""
     return [(r, manifest(r)) for r in graph.resources if is_k8s_object(r) and is_builtin(r)]
+
+
+def namespace_bundles(graph: StackGraph) -> dict[str, list[dict[str, Any]]]:
+    """The built-in objects of each namespace the stack creates (the Namespace first), as
+    manifests: the unit to scan together. checkov's NetworkPolicy check (CKV2_K8S_6)
+    matches policies to pods by labels alone, across namespaces, so only a per-namespace
+    bundle tells a namespace with a default deny from one without."""
+    bundles: dict[str, list[dict[str, Any]]] = {}
+    for namespace in graph.of_type(NAMESPACE):
+        name = namespace_of(namespace)
+        if name:
+            bundles[name] = [manifest(namespace)]
+    for resource, document in builtin_manifests(graph):
+        name = namespace_of(resource)
+        if resource.type != NAMESPACE and name in bundles:
+            bundles[name].append(document)
+    return bundles
 
 
 def namespace_of(resource: Resource) -> str | None:
