@@ -46,6 +46,7 @@ __all__ = [
     "LABEL_NAME",
     "SimulatedK8sError",
     "cluster_of",
+    "is_builtin_api",
     "is_cluster_scoped",
     "label_problems",
     "resource",
@@ -126,10 +127,28 @@ def _api_version_and_kind(token: str) -> tuple[str, str]:
     return api_version.removeprefix("core/"), kind
 
 
+#: API groups the API server serves itself: the core group (`v1`), the unqualified groups
+#: (apps, batch, autoscaling, policy) and `*.k8s.io`, except the `*.k8s.io` groups of SIG
+#: projects that are installed as CRDs (Kueue, JobSet, Gateway API, ...).
+_BUILTIN_GROUP = re.compile(r"[a-z0-9]+|[a-z0-9.-]+\.k8s\.io")
+_CRD_GROUP_UNDER_K8S_IO = re.compile(
+    r"(kueue|jobset|gateway\.networking|inference\.networking(\.x)?|snapshot\.storage)"
+    r"\.k8s\.io|.*\.x-k8s\.io"
+)
+
+
+def is_builtin_api(api_version: str) -> bool:
+    """True for an apiVersion the API server serves itself, False for a custom resource's."""
+    if "/" not in api_version:
+        return True
+    group = api_version.split("/", 1)[0]
+    return bool(_BUILTIN_GROUP.fullmatch(group)) and not _CRD_GROUP_UNDER_K8S_IO.fullmatch(group)
+
+
 def is_cluster_scoped(api_version: str, kind: str, inputs: dict[str, Any]) -> bool:
     if f"{api_version}:{kind}" in CLUSTER_SCOPED:
         return True
-    if "/" not in api_version or api_version.split("/", 1)[0].endswith(".k8s.io"):
+    if is_builtin_api(api_version):
         return False  # A built-in kind not listed above is namespaced.
     # A custom resource of a CRD the table does not know: pulumi-kubernetes asks the cluster
     # (discovery); offline, the program's own namespace says which it meant.

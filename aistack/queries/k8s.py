@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from aistack.engine.graph import Resource, StackGraph
+from aistack.engine.k8s_cloud import is_builtin_api
 from aistack.queries import revealed
 
 __all__ = [
@@ -47,13 +48,6 @@ CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 #: privileged and unquota'd: judged by their installers, not by aistack's namespace rules.
 SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
 
-#: Groups served by the API server itself (the rest are custom resources): the core group
-#: (`v1`) and the `*.k8s.io` groups, except those whose kinds are CRDs of SIG projects
-#: installed separately (Kueue, JobSet, Gateway API, ...).
-_CRD_GROUPS_UNDER_K8S_IO = re.compile(
-    r"(kueue|jobset|gateway\.networking|scheduling\.x|multicluster\.x|"
-    r"inference\.networking(\.x)?)\.k8s\.io|.*\.x-k8s\.io"
-)
 #: Keys the API server owns in `metadata`: a manifest to apply leaves them out.
 _SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 #: Patch resources (server-side apply of part of an existing object) and Helm/YAML
@@ -77,11 +71,7 @@ def is_k8s_object(resource: Resource) -> bool:
 def is_builtin(resource: Resource) -> bool:
     """A kind the API server serves itself (kubernetes-validate has its schema), not a
     custom resource."""
-    api_version, _ = api_version_and_kind(resource.type)
-    if "/" not in api_version:
-        return True
-    group = api_version.split("/", 1)[0]
-    return group.endswith(".k8s.io") and not _CRD_GROUPS_UNDER_K8S_IO.fullmatch(group)
+    return is_builtin_api(api_version_and_kind(resource.type)[0])
 
 
 def manifest(resource: Resource) -> dict[str, Any]:

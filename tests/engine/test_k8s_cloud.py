@@ -192,3 +192,31 @@ def test_an_invoke_the_simulated_cluster_cannot_answer_fails_loudly():
 
     with pytest.raises(UnknownInvokeError, match="kubernetes:yaml:decode"):
         engine.run(program)
+
+
+def test_built_in_kinds_of_every_group_are_namespaced_and_custom_ones_follow_their_crd():
+    def program():
+        k8s.apps.v1.Deployment(
+            "app",
+            metadata={"name": "app"},
+            spec={
+                "selector": {"matchLabels": {"a": "b"}},
+                "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}},
+            },
+        )
+        k8s.batch.v1.CronJob(
+            "nightly",
+            metadata={"name": "nightly", "namespace": "ml"},
+            spec={"schedule": "@daily", "jobTemplate": {"spec": {"template": {"spec": {}}}}},
+        )
+        k8s.apiextensions.CustomResource(
+            "flavor",
+            api_version="kueue.x-k8s.io/v1beta2",
+            kind="ResourceFlavor",
+            metadata={"name": "spot"},
+        )
+
+    graph = engine.run(program)
+    assert graph.named("app").id == "default/app"
+    assert graph.named("nightly").id == "ml/nightly"
+    assert graph.named("flavor").id == "spot"  # Kueue's ResourceFlavor CRD: scope Cluster

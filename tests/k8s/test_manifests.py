@@ -79,3 +79,25 @@ def test_a_secret_manifest_holds_its_values_not_pulumis_secret_wrapper():
 
     document = manifest(engine.run(program).named("token"))
     assert document["stringData"] == {"token": "t"}
+
+
+@pytest.mark.parametrize(
+    ("token", "builtin"),
+    [
+        ("kubernetes:apps/v1:Deployment", True),
+        ("kubernetes:batch/v1:Job", True),
+        ("kubernetes:policy/v1:PodDisruptionBudget", True),
+        ("kubernetes:rbac.authorization.k8s.io/v1:Role", True),
+        ("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", False),
+        ("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", False),
+        ("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", False),
+        ("kubernetes:snapshot.storage.k8s.io/v1:VolumeSnapshot", False),
+        ("kubernetes:karpenter.sh/v1:NodePool", False),
+        ("kubernetes:monitoring.coreos.com/v1:PrometheusRule", False),
+    ],
+)
+def test_built_in_groups_are_told_from_custom_resource_groups(token, builtin):
+    from aistack.engine.graph import Resource
+
+    resource = Resource(token, "x", "urn", None, (), {}, {}, custom=True)
+    assert is_builtin(resource) is builtin
