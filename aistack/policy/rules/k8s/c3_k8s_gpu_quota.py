@@ -29,9 +29,9 @@ def _gpu_keys(hard: dict) -> list[str]:
     why="On Kubernetes the spend is whatever pods request: without a GPU quota one team's "
     "jobs scale the node pools to their maximum, and every Service of type LoadBalancer is "
     "a billed cloud load balancer. A quota is the hard cap the cluster enforces at "
-    "admission; the cloud budget alerts on money, after the fact. Extended resources are "
-    "quota'd only as requests.<resource>: a `nvidia.com/gpu` or `limits.nvidia.com/gpu` "
-    "key caps nothing.",
+    "admission; the cloud budget alerts on money, after the fact. Kubernetes quotas "
+    "extended resources only in the requests.<resource> form (Kubernetes docs, Resource "
+    "Quotas), so a `nvidia.com/gpu` or `limits.nvidia.com/gpu` key does not count here.",
     fix="Use k8s.TeamNamespace (gpus:), or add a ResourceQuota with hard "
     "requests.nvidia.com/gpu and services.loadbalancers (0 unless the team serves "
     "through its own load balancer).",
