@@ -245,6 +245,28 @@ def test_every_bad_argument_is_reported_in_one_error_before_anything_exists(gove
         ({"cpu": "100m"}, "defaultCpuRequest"),
         ({"gpuResource": "kubernetes.io/gpu"}, "gpuResource"),
         ({"gpus": -1}, "gpus"),
+        ({"serviceAccounts": [{"name": "a"}, {"name": "a"}]}, "serviceAccounts.1.name"),
+        (
+            {"serviceAccounts": [{"name": "a", "awsRoleArn": ROLE_ARN}]},
+            "serviceAccounts.0.identity",
+        ),
+        (
+            {
+                "serviceAccounts": [
+                    {
+                        "name": "a",
+                        "identity": "gke-workload-identity",
+                        "gcpServiceAccount": GSA,
+                        "awsRoleArn": ROLE_ARN,
+                    }
+                ]
+            },
+            "serviceAccounts.0.awsRoleArn",
+        ),
+        (
+            {"serviceAccounts": [{"name": "a", "identity": "eks-irsa", "awsRoleArn": "arn:x"}]},
+            "serviceAccounts.0.awsRoleArn",
+        ),
         ({"team": "ml team"}, "team"),
         ({"cpu": "8 cores"}, "cpu"),
         ({"allowEgress": [{"cidr": "10.0.0.300/8", "purpose": "x"}]}, "allowEgress.0.cidr"),
