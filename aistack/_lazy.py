@@ -1,7 +1,8 @@
 """Lazy exports for a package: names resolve to their module on first use.
 
-`aistack.aws`, `aistack.gcp` and `aistack.scan` use it, so importing one costs nothing until
-a name is used, and a stack never loads another cloud's SDK (nor checkov's environment).
+`aistack.aws`, `aistack.gcp`, `aistack.k8s` and `aistack.scan` use it, so importing one costs
+nothing until a name is used, and a stack never loads another cloud's SDK (nor checkov's
+environment).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 
 from pulumi.runtime import MockCallArgs, MockResourceArgs, Mocks
 
-from aistack.engine import gcp_cloud
+from aistack.engine import gcp_cloud, k8s_cloud
 from aistack.errors import AistackError
 
 __all__ = ["SimulatedCloud", "UnknownInvokeError", "ACCOUNT_ID", "GCP_PROJECT"]
@@ -99,7 +99,7 @@ class SimulatedCloud(Mocks):
         if package == "gcp":
             return gcp_cloud.resource(self, args, inputs)
         if package == "kubernetes":
-            return self._k8s_resource(args, inputs)
+            return k8s_cloud.resource(self, args, inputs)
         return f"{args.name}-{_digest(args.typ, args.name, length=8)}", inputs
 
     def _physical_name(self, args: MockResourceArgs, key: str = "name") -> str:
@@ -271,18 +271,6 @@ class SimulatedCloud(Mocks):
             except ValueError:
                 return {}
         return dict((raw or {}).get("tags") or {})
-
-    def _k8s_resource(
-        self, args: MockResourceArgs, inputs: dict[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
-        out = dict(inputs)
-        metadata = dict(out.get("metadata") or {})
-        metadata.setdefault("name", self._physical_name(args))
-        metadata.setdefault("uid", _uuid(args.typ, args.name))
-        out["metadata"] = metadata
-        namespace = metadata.get("namespace")
-        resource_id = f"{namespace}/{metadata['name']}" if namespace else metadata["name"]
-        return resource_id, out
 
     # ---- invokes -------------------------------------------------------------------------
 

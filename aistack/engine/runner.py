@@ -91,9 +91,29 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.engine_errors: list[str] = []
         self.seen_urns: set[str] = set()
         self.urn_lock = threading.Lock()
+        #: The event loops the run's worker threads made for themselves (the SDK calls the
+        #: monitor from an executor, and each call ensures its thread has a loop): closed
+        #: when the run ends. Left open, each is finalised whenever the collector reaches
+        #: it, which may be in the middle of an `ast.parse` (pytest rewriting a module);
+        #: its failing `__del__` then corrupts CPython 3.11's parser state ("AST
+        #: constructor recursion depth mismatch").
+        self.thread_loops: set[asyncio.AbstractEventLoop] = set()
+
+    def _thread_loop(self) -> None:
+        loop = _ensure_event_loop()
+        with self.urn_lock:
+            self.thread_loops.add(loop)
+
+    def Invoke(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        self._thread_loop()
+        return super().Invoke(request)
+
+    def ReadResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        self._thread_loop()
+        return super().ReadResource(request)
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
-        _ensure_event_loop()
+        self._thread_loop()
         urn = self.make_urn(request.parent, request.type, request.name)
         with self.urn_lock:  # registrations arrive on several threads at once
             duplicate = urn in self.seen_urns
@@ -142,7 +162,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
-        _ensure_event_loop()
+        self._thread_loop()
         outputs = rpc.deserialize_properties(request.outputs)
         self.outputs_by_urn[request.urn] = normalise(dict(outputs))
         return empty_pb2.Empty()
@@ -264,7 +284,14 @@ def run(
     finally:
         with contextlib.suppress(Exception):
             loop.run_until_complete(loop.shutdown_asyncgens())
+        with contextlib.suppress(Exception):
+            # Joins the worker threads, so their loops are idle when closed below.
+            loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
+        for thread_loop in monitor.thread_loops:
+            if thread_loop is not loop and not thread_loop.is_running():
+                thread_loop.close()
+        monitor.thread_loops.clear()
         asyncio.set_event_loop(None)
         settings.reset_options()
         set_all_config({}, [])

@@ -40,3 +40,22 @@ def as_list(value: Any) -> list[Any]:
     if value is None:
         return []
     return list(value) if isinstance(value, list | tuple) else [value]
+
+
+#: How Pulumi's wire format marks a secret value: `{<sig key>: <secret sig>, "value": v}`
+#: (pulumi.runtime.rpc `_special_sig_key`, `_special_secret_sig`).
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+
+
+def revealed(value: Any) -> Any:
+    """`value` with Pulumi's secret wrappers removed, as the provider receives it: a
+    recorded input that was `pulumi.Output.secret(...)` (pulumi-kubernetes marks a
+    Secret's `data` and `stringData` secret) arrives wrapped."""
+    if isinstance(value, dict):
+        if value.get(_SIG_KEY) == _SECRET_SIG and "value" in value:
+            return revealed(value["value"])
+        return {key: revealed(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [revealed(item) for item in value]
+    return value

@@ -213,3 +213,24 @@ def test_provider_default_tags_reach_tags_all():
 
     topic = engine.run(program).named("t")
     assert topic.outputs["tagsAll"] == {"team": "a", "env": "prod"}
+
+
+def test_a_run_leaves_no_open_event_loop_behind():
+    # The SDK calls the monitor from worker threads, each of which makes itself a loop; one
+    # left open is finalised whenever the collector reaches it, and on Python 3.11 a failing
+    # `__del__` inside an `ast.parse` (pytest rewriting a module) corrupts the parser.
+    import asyncio
+    import gc
+
+    def program():
+        for index in range(5):
+            aws.s3.Bucket(f"bucket-{index}")
+
+    engine.run(program)
+    gc.collect()
+    open_loops = [
+        obj
+        for obj in gc.get_objects()
+        if isinstance(obj, asyncio.AbstractEventLoop) and not obj.is_closed()
+    ]
+    assert open_loops == []

@@ -1,0 +1,1 @@
+"""Rules that judge Kubernetes objects, one per module, named for the checklist item."""

@@ -1,0 +1,180 @@
+"""Graph queries over Kubernetes objects, shared by rules, scanners and validators.
+
+Needs no pulumi_kubernetes: it reads the recorded graph. The recorded inputs of a
+pulumi-kubernetes resource already are the object's JSON (camelCase, `apiVersion`, `kind`,
+`metadata`, `spec`...); `manifest` adds what the provider and the API server decide (the
+auto-generated name, the namespace) and leaves out what the server writes (uid,
+resourceVersion, ...), so the result is what `kubectl apply` would take.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from aistack.engine.graph import Resource, StackGraph
+from aistack.engine.k8s_cloud import is_builtin_api
+from aistack.queries import revealed
+
+__all__ = [
+    "NAMESPACE",
+    "NETWORK_POLICY",
+    "RESOURCE_QUOTA",
+    "SECRET",
+    "SERVICE_ACCOUNT",
+    "SYSTEM_NAMESPACES",
+    "api_version_and_kind",
+    "builtin_manifests",
+    "is_builtin",
+    "is_k8s_object",
+    "manifest",
+    "metadata_of",
+    "namespace_bundles",
+    "namespace_of",
+    "objects_in",
+    "parse_quantity",
+]
+
+NAMESPACE = "kubernetes:core/v1:Namespace"
+SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
+SECRET = "kubernetes:core/v1:Secret"
+RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
+NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+
+#: Namespaces Kubernetes owns, where add-ons (device plugins, CNI, DNS) legitimately run
+#: privileged and unquota'd: judged by their installers, not by aistack's namespace rules.
+SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
+
+#: Keys the API server owns in `metadata`: a manifest to apply leaves them out.
+_SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
+#: Patch resources (server-side apply of part of an existing object) and Helm/YAML
+#: components are not whole objects.
+_NOT_OBJECTS = re.compile(r"Patch$|^(Chart|ConfigGroup|ConfigFile|Directory|Release)$")
+
+
+def api_version_and_kind(token: str) -> tuple[str, str]:
+    """`kubernetes:core/v1:Namespace` -> (`v1`, `Namespace`);
+    `kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue` -> its apiVersion and kind."""
+    _, api_version, kind = token.split(":", 2)
+    return api_version.removeprefix("core/"), kind
+
+
+def is_k8s_object(resource: Resource) -> bool:
+    if not resource.type.startswith("kubernetes:") or not resource.custom:
+        return False
+    return not _NOT_OBJECTS.search(api_version_and_kind(resource.type)[1])
+
+
+def is_builtin(resource: Resource) -> bool:
+    """A kind the API server serves itself (kubernetes-validate has its schema), not a
+    custom resource."""
+    return is_builtin_api(api_version_and_kind(resource.type)[0])
+
+
+def manifest(resource: Resource) -> dict[str, Any]:
+    """The object as `kubectl apply` would take it: the program's inputs, with the name and
+    namespace the provider gave it and without the fields the server writes."""
+    api_version, kind = api_version_and_kind(resource.type)
+    document: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+    document.update(
+        {
+            key: revealed(value)
+            for key, value in resource.inputs.items()
+            if key not in ("apiVersion", "kind")
+        }
+    )
+    metadata = dict(resource.inputs.get("metadata") or {})
+    given = resource.outputs.get("metadata") or {}
+    for key in ("name", "namespace", "annotations"):
+        if given.get(key):
+            metadata[key] = given[key]
+    document["metadata"] = {k: v for k, v in metadata.items() if k not in _SERVER_METADATA}
+    return document
+
+
+def builtin_manifests(graph: StackGraph) -> list[tuple[Resource, dict[str, Any]]]:
+    """Every built-in Kubernetes object in the graph with its manifest."""
+    return [(r, manifest(r)) for r in graph.resources if is_k8s_object(r) and is_builtin(r)]
+
+
+def namespace_bundles(graph: StackGraph) -> dict[str, list[dict[str, Any]]]:
+    """The built-in objects of each namespace the stack creates (the Namespace first), as
+    manifests: the unit to scan together. checkov's NetworkPolicy check (CKV2_K8S_6)
+    matches policies to pods by labels alone, across namespaces, so only a per-namespace
+    bundle tells a namespace with a default deny from one without."""
+    bundles: dict[str, list[dict[str, Any]]] = {}
+    for namespace in graph.of_type(NAMESPACE):
+        name = namespace_of(namespace)
+        if name:
+            bundles[name] = [manifest(namespace)]
+    for resource, document in builtin_manifests(graph):
+        name = namespace_of(resource)
+        if resource.type != NAMESPACE and name in bundles:
+            bundles[name].append(document)
+    return bundles
+
+
+def namespace_of(resource: Resource) -> str | None:
+    """The namespace an object lives in (as the provider placed it); None when
+    cluster-scoped. A Namespace's own name counts as its namespace."""
+    metadata = resource.outputs.get("metadata") or resource.inputs.get("metadata") or {}
+    if resource.type == NAMESPACE:
+        return metadata.get("name")
+    return metadata.get("namespace")
+
+
+def objects_in(graph: StackGraph, namespace: str, token: str | None = None) -> list[Resource]:
+    """The objects of `token` (every kind when None) inside `namespace`."""
+    return [
+        r
+        for r in graph.resources
+        if is_k8s_object(r)
+        and r.type != NAMESPACE
+        and (token is None or r.type == token)
+        and namespace_of(r) == namespace
+    ]
+
+
+def metadata_of(resource: Resource) -> dict[str, Any]:
+    return dict(resource.outputs.get("metadata") or resource.inputs.get("metadata") or {})
+
+
+# ---- quantities -------------------------------------------------------------------------
+
+#: apimachinery/pkg/api/resource/quantity.go: <signedNumber><suffix>, where the suffix is a
+#: binary SI (Ki Mi Gi Ti Pi Ei), a decimal SI (n u m "" k M G T P E; suffix.go) or a
+#: decimal exponent (e<signedNumber> / E<signedNumber>).
+_QUANTITY = re.compile(
+    r"(?P<number>[+-]?(\d+\.?\d*|\.\d+))"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?"
+)
+_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+
+def parse_quantity(text: str | int | float) -> Decimal:
+    """A Kubernetes quantity (`"500m"`, `"16Gi"`, `"8"`, `"1e3"`) as a number; ValueError
+    when the API server would refuse it."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return Decimal(str(text))
+    match = _QUANTITY.fullmatch(str(text).strip()) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(
+            f"{text!r} is not a Kubernetes quantity (a number with an optional suffix: "
+            "m, k, M, G, T, Ki, Mi, Gi, Ti, or an exponent like 1e3)"
+        )
+    try:
+        number = Decimal(match["number"])
+    except InvalidOperation:  # pragma: no cover - the pattern admits only numbers
+        raise ValueError(f"{text!r} is not a Kubernetes quantity") from None
+    suffix = match["suffix"] or ""
+    if suffix in _BINARY:
+        return number * (Decimal(1024) ** _BINARY[suffix])
+    if suffix in _DECIMAL:
+        return number * (Decimal(10) ** _DECIMAL[suffix])
+    if suffix:
+        return number * (Decimal(10) ** int(suffix[1:]))
+    return number
