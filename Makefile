@@ -43,6 +43,7 @@ cost: env
 scan: scan-env
 	$(RUN) aistack scan .
 	$(RUN) aistack scan stacks/minimal-training
+	$(RUN) aistack scan stacks/gcp-guardrails
 
 # The component package's generated TypedDicts and its schema, from the pydantic Args
 # (components/aistack_components/codegen.py); tests/components/ fails when they are stale.

@@ -19,7 +19,11 @@ from aistack.scan import Finding, scan
 from tests.scan import gcp_programs
 
 ROOT = Path(__file__).resolve().parents[2]
-STACKS = {"reference": ROOT, "minimal-training": ROOT / "stacks" / "minimal-training"}
+STACKS = {
+    "reference": ROOT,
+    "minimal-training": ROOT / "stacks" / "minimal-training",
+    "gcp-guardrails": ROOT / "stacks" / "gcp-guardrails",
+}
 #: Programs scanned as example stacks too: a team's first GCP stack.
 PROGRAMS = {"gcp-foundation": gcp_programs.foundation}
 
@@ -32,6 +36,11 @@ def reference_graph():
 @pytest.fixture(scope="session")
 def minimal_graph():
     return engine.run_project(STACKS["minimal-training"], stack="dev")
+
+
+@pytest.fixture(scope="session")
+def gcp_guardrails_graph():
+    return engine.run_project(STACKS["gcp-guardrails"], stack="dev")
 
 
 @pytest.fixture(scope="session")

@@ -34,21 +34,26 @@ def test_checkov_reports_an_unencrypted_bucket_and_a_hop_limit_of_two():
     assert SkipList.load().triage(result.findings).failed
 
 
-@pytest.mark.parametrize("stack", ["reference", "minimal-training", "gcp-foundation"])
+@pytest.mark.parametrize(
+    "stack", ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails"]
+)
 def test_checkov_judged_every_resource_of_the_example_stack(
-    stack, stack_scans, reference_graph, minimal_graph, gcp_foundation_graph
+    stack, stack_scans, reference_graph, minimal_graph, gcp_foundation_graph, gcp_guardrails_graph
 ):
     graph = {
         "reference": reference_graph,
         "minimal-training": minimal_graph,
         "gcp-foundation": gcp_foundation_graph,
+        "gcp-guardrails": gcp_guardrails_graph,
     }[stack]
     summary = stack_scans[stack].summary["checkov"]
     assert summary["resources"] == len(terraform_address_map(graph))
     assert summary["passed"] > (10 if stack == "gcp-foundation" else 50)
 
 
-@pytest.mark.parametrize("stack", ["reference", "minimal-training", "gcp-foundation"])
+@pytest.mark.parametrize(
+    "stack", ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails"]
+)
 def test_the_example_stack_has_no_finding_the_skip_list_does_not_explain(stack, stack_scans):
     triage = SkipList.load().triage(stack_scans[stack].findings)
     assert not triage.failed, [f"{f.check_id} {f.location}: {f.title}" for f in triage.failed]

@@ -54,6 +54,13 @@ def _ids(findings):
     return sorted((f.check_id, f.resource) for f in findings)
 
 
+def test_the_gcp_guardrails_stack_grants_only_real_roles_and_permissions(gcp_guardrails_graph):
+    # Every role and custom-role permission of the six GCP components (budget function
+    # included) exists in Google's roles reference, and no basic role is granted.
+    assert role_uses(gcp_guardrails_graph)
+    assert check_graph(gcp_guardrails_graph) == []
+
+
 def test_the_gcp_foundation_stack_names_only_real_roles(gcp_foundation_graph):
     uses = role_uses(gcp_foundation_graph)
     assert {u.role for u in uses} == {
