@@ -1,5 +1,6 @@
-"""Cloud Storage and Cloud KMS line items: what the lifecycle rules and soft delete of
-`gcp.DatasetBucket` save against a versioned bucket without them."""
+"""Google Cloud line items: what the lifecycle rules and soft delete of
+`gcp.DatasetBucket`, its rotated keys and the registry's cleanup policies cost against a
+naive setup without them."""
 
 import pulumi_gcp
 import pytest
@@ -82,3 +83,32 @@ def test_rotated_key_bills_its_enabled_versions_and_naive_encryption_is_free():
     # 90-day rotation: about four versions added in a year, 1 + 4/2 billed on average.
     assert item.monthly_usd == pytest.approx(gcp_prices.KMS_KEY_VERSION_MONTH * 3.03, abs=0.01)
     assert item.naive_monthly_usd == 0.0
+
+
+def _repository_cost(**overrides):
+    def program():
+        pulumi_gcp.artifactregistry.Repository(
+            "repo",
+            location="europe-west4",
+            repository_id="images",
+            format="DOCKER",
+            **overrides,
+        )
+
+    return _item(estimate(run(program), PROFILE), "repo")
+
+
+def test_registry_with_deleting_cleanup_keeps_a_fifth_of_what_a_registry_without_keeps():
+    deleting = pulumi_gcp.artifactregistry.RepositoryCleanupPolicyArgs(
+        id="untagged",
+        action="DELETE",
+        condition=pulumi_gcp.artifactregistry.RepositoryCleanupPolicyConditionArgs(
+            tag_state="UNTAGGED", older_than="604800s"
+        ),
+    )
+    cleaned = _repository_cost(cleanup_policies=[deleting], cleanup_policy_dry_run=False)
+    assert cleaned.monthly_usd == pytest.approx(20 * gcp_prices.ARTIFACT_REGISTRY_GB_MONTH)
+    assert cleaned.naive_monthly_usd == pytest.approx(5 * cleaned.monthly_usd)
+    # The same policy as a dry run deletes nothing: priced as no policy at all.
+    dry = _repository_cost(cleanup_policies=[deleting], cleanup_policy_dry_run=True)
+    assert dry.monthly_usd == dry.naive_monthly_usd == cleaned.naive_monthly_usd
