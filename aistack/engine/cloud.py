@@ -375,7 +375,7 @@ class SimulatedCloud(Mocks):
     service_quotas: dict[str, float] = {}
     #: The simulated GCP project is new: GPU quotas and GPUS-ALL-REGIONS start at zero.
     #: Keys: `<quota id>` (its default), `<quota id>/<region>`, `<quota id>/<region>/<gpu
-    #: family>` (engine.gcp_cloud answers getSQuotaInfo and QuotaPreference from these).
+    #: family>` (engine.gcp_cloud.quotas answers getSQuotaInfo and QuotaPreference from these).
     gcp_quotas: dict[str, float] = {}
 
     def _aws_service_quota(self, args: dict[str, Any], provider: str) -> dict[str, Any]:

@@ -417,14 +417,14 @@ def test_the_simulated_quota_info_answers_as_cloud_quotas_does(monkeypatch):
     # QuotaInfo.dimensionsInfos (Cloud Quotas v1 reference): an entry without dimensions
     # holds the default for the locations it lists; a location with its own value has its
     # own entry; a global quota's one entry applies to ["global"].
-    from aistack.engine.gcp_cloud import _quota_info
+    from aistack.engine.gcp_cloud.quotas import quota_info
 
     monkeypatch.setattr(
         SimulatedCloud, "gcp_quotas", {"NVIDIA-L4-GPUS-per-project-region/us-central1": 8}
     )
     cloud = SimulatedCloud({"gcp:project": PROJECT})
     args = {"parent": f"projects/{PROJECT}", "service": "compute.googleapis.com"}
-    regional = _quota_info(cloud, {**args, "quotaId": "NVIDIA-L4-GPUS-per-project-region"})
+    regional = quota_info(cloud, {**args, "quotaId": "NVIDIA-L4-GPUS-per-project-region"})
     default, override = regional["dimensionsInfos"]
     assert default["dimensions"] == {} and default["details"] == [{"value": "0"}]
     assert "us-central1" not in default["applicableLocations"]
@@ -435,12 +435,12 @@ def test_the_simulated_quota_info_answers_as_cloud_quotas_does(monkeypatch):
     }
     assert current_value(regional["dimensionsInfos"], {"region": "us-central1"}) == 8
     assert current_value(regional["dimensionsInfos"], {"region": "europe-west4"}) == 0
-    ceiling = _quota_info(cloud, {**args, "quotaId": "GPUS-ALL-REGIONS-per-project"})
+    ceiling = quota_info(cloud, {**args, "quotaId": "GPUS-ALL-REGIONS-per-project"})
     assert ceiling["dimensionsInfos"] == [
         {"dimensions": {}, "details": [{"value": "0"}], "applicableLocations": ["global"]}
     ]
     with pytest.raises(Exception, match="metric name"):
-        _quota_info(cloud, {**args, "quotaId": "NVIDIA_L4_GPUS"})
+        quota_info(cloud, {**args, "quotaId": "NVIDIA_L4_GPUS"})
 
 
 def test_two_gpu_quotas_filing_the_same_quota_in_one_project_fail_as_on_gcp(run, governance):

@@ -1,0 +1,41 @@
+"""The simulated cloud's Google Cloud answers: ids, self-links and invokes in GCP's formats.
+
+`SimulatedCloud` (aistack.engine.cloud) hands every `gcp:` registration (`resource`) and
+the GCP invokes (`invokes`) here. Formats follow the Google APIs the provider calls (each
+cited where it is built), so rules and scanners see what a real `pulumi up` records. One
+module per responsibility:
+
+- `resources`: the dispatcher `resource()`, what all types share, IAM member ids and the
+  generic `projects/<p>/<location>/<collection>/<name>` path;
+- `storage`, `kms`, `identity` (service accounts, Workload Identity Federation, federated
+  principals), `artifact_registry` (repositories, service agents), `quotas` (Cloud
+  Quotas), `budget_guard` (budget, Pub/Sub, Monitoring, custom role, Cloud Function): each
+  type's ids and outputs and the refusals of its API;
+- `invokes`: the invokes answered, by token;
+- `api_enablement`: the contract that a component's resource waits for its API
+  (`ApiRaceCheck`, `missing_api_dependencies`);
+- `project`: the project number, autonames and `SimulatedGcpError`.
+"""
+
+from __future__ import annotations
+
+from aistack.engine.gcp_cloud.api_enablement import (
+    API_OF_MODULE,
+    ApiRaceCheck,
+    missing_api_dependencies,
+)
+from aistack.engine.gcp_cloud.invokes import invokes
+from aistack.engine.gcp_cloud.project import SimulatedGcpError, project_number
+from aistack.engine.gcp_cloud.quotas import current_quota_value
+from aistack.engine.gcp_cloud.resources import resource
+
+__all__ = [
+    "API_OF_MODULE",
+    "SimulatedGcpError",
+    "ApiRaceCheck",
+    "current_quota_value",
+    "invokes",
+    "missing_api_dependencies",
+    "project_number",
+    "resource",
+]
