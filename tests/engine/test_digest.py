@@ -34,6 +34,10 @@ DIGESTS = {
     "reference": "15c2fbdc946d4886d56538b44fd464a9d8b656218a627c67e9f6d61ccdc11e79",
     "minimal-training": "b46bb04f8f54a9259c8a1a4472c8b4f64e76d7fdefd0399187076b759e63ba4d",
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
+    # Added when they landed (not from the unoptimised engine): later engine work must keep
+    # them too.
+    "gcp-guardrails": "6e58228a46fa702c2d1c760ab21358570114705d0dc1437ea2cf437473539e1c",
+    "kubernetes": "9f33e1a254b60c0cc18f467153a22222d6e07cdbcd2ef31a02ba03d83e28bed9",
 }
 
 
@@ -153,6 +157,8 @@ def _graphs() -> dict[str, StackGraph]:
         "reference": engine.run_project(ROOT, stack="dev"),
         "minimal-training": engine.run_project(ROOT / "stacks" / "minimal-training"),
         "engine-features": engine.run(_engine_features, config={"aws:region": "us-east-1"}),
+        "gcp-guardrails": engine.run_project(ROOT / "stacks" / "gcp-guardrails"),
+        "kubernetes": engine.run_project(ROOT / "stacks" / "kubernetes"),
     }
 
 
