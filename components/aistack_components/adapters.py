@@ -1,4 +1,5 @@
-"""aistack's AWS components as Pulumi sees them from other languages.
+"""aistack's components (AWS, Google Cloud, Kubernetes) as Pulumi sees them from other
+languages.
 
 One class per component, named as its token's name (`aistack:index:AwsDatasetBucket` is
 `AwsDatasetBucket`), as `ComponentProvider` requires. The class only describes: its `args`
