@@ -466,6 +466,8 @@ class WorkloadIdentity(pulumi.ComponentResource):
     args: WorkloadIdentityArgs
     accounts: dict[str, gcp.serviceaccount.Account]
     emails: dict[str, pulumi.Output[str]]
+    #: `serviceAccount:<email>` per workload: what grants take.
+    members: dict[str, pulumi.Output[str]]
     github_pool: gcp.iam.WorkloadIdentityPool | None
     github_provider: gcp.iam.WorkloadIdentityPoolProvider | None
     #: `projects/<NUMBER>/locations/global/workloadIdentityPools/<pool>/providers/<id>`:
@@ -559,10 +561,8 @@ class WorkloadIdentity(pulumi.ComponentResource):
             self._github(args.github, account_ids[args.github.workload])
 
         self.emails = {w: a.email for w, a in self.accounts.items()}
-        outputs: dict[str, object] = {
-            "emails": self.emails,
-            "members": {w: a.member for w, a in self.accounts.items()},
-        }
+        self.members = {w: a.member for w, a in self.accounts.items()}
+        outputs: dict[str, object] = {"emails": self.emails, "members": self.members}
         if self.github_provider_name is not None:
             outputs["github_provider_name"] = self.github_provider_name
             outputs["github_service_account_email"] = self.emails[args.github.workload]  # type: ignore[union-attr]

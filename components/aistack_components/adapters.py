@@ -1,4 +1,5 @@
-"""aistack's AWS components as Pulumi sees them from other languages.
+"""aistack's components (AWS, Google Cloud, Kubernetes) as Pulumi sees them from other
+languages.
 
 One class per component, named as its token's name (`aistack:index:AwsDatasetBucket` is
 `AwsDatasetBucket`), as `ComponentProvider` requires. The class only describes: its `args`
@@ -36,8 +37,13 @@ from aistack.aws.notebook import Notebook
 from aistack.aws.training_pool import TrainingPool
 from aistack.aws.workload_identity import WorkloadIdentity
 from aistack.errors import Problems
+from aistack.gcp.budget_guard import BudgetGuard as GcpBudget
+from aistack.gcp.container_registry import ContainerRegistry as ArtifactRegistry
 from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
+from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.project_services import ProjectServices
+from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
+from aistack.k8s.team_namespace import TeamNamespace
 from aistack_components.args import (
     AwsBudgetGuardArgs,
     AwsContainerRegistryArgs,
@@ -48,11 +54,16 @@ from aistack_components.args import (
     AwsNotebookArgs,
     AwsTrainingPoolArgs,
     AwsWorkloadIdentityArgs,
+    GcpBudgetGuardArgs,
+    GcpContainerRegistryArgs,
     GcpDatasetBucketArgs,
+    GcpGpuQuotaArgs,
     GcpProjectServicesArgs,
+    GcpWorkloadIdentityArgs,
+    K8sTeamNamespaceArgs,
 )
 from aistack_components.codegen import WIRING
-from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef
+from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef, waiting_for
 from aistack_components.wiring import BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
@@ -476,6 +487,126 @@ class GcpDatasetBucket(_Adapter, args=GcpDatasetBucketArgs, component=GcsDataset
         )
 
 
+def _services(token: str, args: dict[str, Any]) -> tuple[dict[str, Any], ServicesRef]:
+    """The wiring of a GCP component, and the ProjectServices its project and
+    `enabledServices` stand for."""
+    wiring = _wiring(token, args)
+    return wiring, ServicesRef(str(wiring["project"]), wiring["enabled_services"])
+
+
+class GcpWorkloadIdentity(_Adapter, args=GcpWorkloadIdentityArgs, component=ServiceAccounts):
+    """One service account per workload, with no roles and no keys; GKE Workload Identity
+    bindings and an optional GitHub Actions pool and provider (C6)."""
+
+    emails: pulumi.Output[dict[str, str]]
+    """Service account e-mail per workload (a K8sTeamNamespace's identities)."""
+    members: pulumi.Output[dict[str, str]]
+    """`serviceAccount:<email>` per workload: what IAM grants take."""
+    github_provider_name: pulumi.Output[str] | None
+    """The workload_identity_provider of google-github-actions/auth, when github is set."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring, services = _services("GcpWorkloadIdentity", args)
+        cluster = wiring["cluster_id"]
+        return ServiceAccounts(
+            name,
+            args,
+            opts,
+            services=services,  # type: ignore[arg-type]
+            cluster=waiting_for(cluster) if cluster is not None else None,
+        )
+
+
+class GcpContainerRegistry(_Adapter, args=GcpContainerRegistryArgs, component=ArtifactRegistry):
+    """A private Artifact Registry Docker repository: immutable tags, CMEK, vulnerability
+    scanning, cleanup policies (E1). Kept on `pulumi destroy` unless allowDestroyWithImages."""
+
+    repository_id: pulumi.Output[str]
+    """projects/<project>/locations/<region>/repositories/<id>"""
+    repository_url: pulumi.Output[str]
+    """<region>-docker.pkg.dev/<project>/<id>: what docker push and pull use."""
+    kms_key_name: pulumi.Output[str]
+    """The Cloud KMS key layers are encrypted with."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        _, services = _services("GcpContainerRegistry", args)
+        return ArtifactRegistry(name, args, opts, services=services)  # type: ignore[arg-type]
+
+
+class GcpBudgetGuard(_Adapter, args=GcpBudgetGuardArgs, component=GcpBudget):
+    """A monthly budget with e-mail and Pub/Sub alerts, a daily-spend alert function and an
+    optional training kill switch (C3)."""
+
+    budget_name: pulumi.Output[str]
+    topic_id: pulumi.Output[str]
+    """The Pub/Sub topic the budget publishes to."""
+    function_name: pulumi.Output[str]
+    function_service_account_email: pulumi.Output[str]
+    state_bucket_name: pulumi.Output[str]
+    notification_channel_ids: pulumi.Output[list[str]]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring, services = _services("GcpBudgetGuard", args)
+        logs = wiring["access_logs_bucket_name"]
+        access_logs = LogsBucketRef(logs, services.project) if logs is not None else None
+        return GcpBudget(
+            name,
+            args,
+            opts,
+            services=services,  # type: ignore[arg-type]
+            access_logs=access_logs,  # type: ignore[arg-type]
+        )
+
+
+class GcpGpuQuota(_Adapter, args=GcpGpuQuotaArgs, component=GcpQuota):
+    """Cloud Quotas preferences for the GPUs the stack's pools need, never lowering a
+    granted quota (C1). From other languages the pools are described in `needs` (pool,
+    region, machineTypes, maxNodes, market)."""
+
+    requested_gpus: pulumi.Output[dict[str, int]]
+    """GPUs requested per quota preference."""
+    summaries: pulumi.Output[dict[str, str]]
+    """Per quota preference: what is requested and why, in words."""
+    granted_values: pulumi.Output[dict[str, str]]
+    """Per quota preference: the value Google has granted."""
+    reconciling: pulumi.Output[dict[str, bool]]
+    """Per quota preference: whether Google is still deciding."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        _, services = _services("GcpGpuQuota", args)
+        return GcpQuota(name, args, opts, services=services)  # type: ignore[arg-type]
+
+
+# ---- Kubernetes -----------------------------------------------------------------------------
+
+
+class K8sTeamNamespace(_Adapter, args=K8sTeamNamespaceArgs, component=TeamNamespace):
+    """A team's namespace: quota'd, Pod Security restricted, default-deny networking, one
+    keyless ServiceAccount per workload linked to its cloud identity."""
+
+    namespace_name: pulumi.Output[str]
+    service_account_names: pulumi.Output[dict[str, str]]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring = _wiring("K8sTeamNamespace", args)
+        return TeamNamespace(name, args, opts, identities=wiring["identities"])
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsWorkloadIdentity,
@@ -488,4 +619,9 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsInferenceTier,
     GcpProjectServices,
     GcpDatasetBucket,
+    GcpWorkloadIdentity,
+    GcpContainerRegistry,
+    GcpBudgetGuard,
+    GcpGpuQuota,
+    K8sTeamNamespace,
 ]

@@ -1265,3 +1265,456 @@ class GcpDatasetBucketArgs(TypedDict):
     """Name of the project's logs bucket (a GcpDatasetBucket of kind logs): this bucket's usage
     logs go there, under usage/<name>.
     """
+
+
+class GcpKubernetesServiceAccount(TypedDict):
+    """A Kubernetes service account whose pods act as the workload (GKE Workload Identity)."""
+
+    namespace: str
+    """Namespace of the service account."""
+    service_account: str
+    """Name of the Kubernetes service account."""
+
+
+class GcpWorkload(TypedDict):
+    """One service account, and who may act as it."""
+
+    name: str
+    """The workload, e.g. 'training': a slug unique among the workloads. The account id is
+    '<accountPrefix>-<name>' (shortened with a hash past 30 characters).
+    """
+    account_id: NotRequired[str]
+    """Explicit service account id (6-30 characters, [a-z]([-a-z0-9]*[a-z0-9])); default:
+    derived from accountPrefix and the name.
+    """
+    display_name: NotRequired[str]
+    """Console name; default 'aistack <workload>'."""
+    description: NotRequired[str]
+    """What runs as the account (at most 256 bytes, the IAM API's limit). Default: ""."""
+    kubernetes_service_accounts: NotRequired[list[GcpKubernetesServiceAccount]]
+    """GKE service accounts whose pods act as this workload. Default: none. Default: []."""
+    project_roles: NotRequired[list[str]]
+    """Predefined or custom roles granted on the project, e.g. 'roles/logging.logWriter'.
+    Default: none; data access comes from the components that own the data. Basic roles
+    (owner, editor, viewer) are refused. Default: [].
+    """
+
+
+class GcpWorkloadIdentityKubernetesMode(enum.StrEnum):
+    IMPERSONATION = "impersonation"
+    PRINCIPAL = "principal"
+
+
+class GcpGithubActions(TypedDict):
+    """A CI service account GitHub Actions can act as, for one repository's refs."""
+
+    repository: str
+    """'owner/name' of the one repository whose workflows may sign in, spelt as GitHub shows it
+    (the claims are compared exactly). No wildcards.
+    """
+    repository_owner_id: NotRequired[str]
+    """The owner's numeric GitHub id (`gh api users/<owner> --jq .id`). When set it is pinned
+    too, so an owner name freed and re-registered by someone else cannot sign in.
+    Recommended.
+    """
+    branches: NotRequired[list[str]]
+    """Branch names (e.g. 'main') whose runs may sign in; matched as sub
+    'repo:<repository>:ref:refs/heads/<branch>'. No wildcards. Default: [].
+    """
+    environments: NotRequired[list[str]]
+    """GitHub environments (e.g. 'prod') whose jobs may sign in; matched as sub
+    'repo:<repository>:environment:<env>'. No wildcards. Default: [].
+    """
+    workload: NotRequired[str]
+    """Workload name of the CI service account. Default: "ci"."""
+    pool_id: NotRequired[str]
+    """Workload identity pool id before the suffix; default '<accountPrefix>-github'. 4-32
+    characters of [a-z0-9-] with the suffix, no 'gcp-'.
+    """
+    id_suffix: NotRequired[str]
+    """Ends the pool and provider ids. Pools and providers deleted by `pulumi destroy` keep
+    their ids reserved for 30 days: change the suffix (e.g. '2') to bring the stack up again
+    meanwhile, or undelete and import them. Default: "1".
+    """
+
+
+class GcpWorkloadIdentityArgs(TypedDict):
+    """The inputs of GcpWorkloadIdentity: its configuration, validated into
+    aistack.gcp.workload_identity.WorkloadIdentityArgs as a Python caller's is, and its
+    wiring.
+    """
+
+    governance: Governance
+    """Owner, cost centre, environment; required. In prod the pool and provider are protected:
+    deleting them reserves their ids for 30 days.
+    """
+    workloads: NotRequired[list[GcpWorkload]]
+    """The service accounts to create, one per workload. Default: training, inference,
+    notebook, each with no roles. Default: [{"name": "training", "description": "aistack
+    training nodes and jobs"}, {"name": "inference", "description": "aistack inference
+    servers"}, {"name": "notebook", "description": "aistack notebooks"}].
+    """
+    account_prefix: NotRequired[str]
+    """Starts every account id ('<prefix>-<workload>'); default: the component's name. Account
+    ids are unique per project: give each stack sharing a project its own prefix.
+    """
+    workload_pool_exists: NotRequired[bool]
+    """A GKE cluster with Workload Identity already exists in the project (e.g. in another
+    stack), so its pool `<project>.svc.id.goog` exists. Otherwise pass the cluster as
+    `cluster=`: Kubernetes bindings fail until the pool exists. Default: false.
+    """
+    kubernetes_mode: NotRequired[GcpWorkloadIdentityKubernetesMode]
+    """How GKE pods act as a workload: 'impersonation' (default; the Kubernetes service account
+    impersonates the workload's account, which works with every Google API) or 'principal'
+    (projectRoles are granted to the Kubernetes service account's own principal; some APIs
+    do not accept principals yet). Default: "impersonation".
+    """
+    github: NotRequired[GcpGithubActions]
+    """A CI service account for GitHub Actions through a workload identity pool, with no roles
+    until the caller grants them. Default: none.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+    cluster_id: NotRequired[pulumi.Input[str]]
+    """The id of the GKE cluster (with Workload Identity) whose pool <project>.svc.id.goog the
+    Kubernetes bindings name: they wait for it. Needed for kubernetesServiceAccounts unless
+    workloadPoolExists.
+    """
+
+
+class GcpContainerRegistryArgs(TypedDict):
+    """The inputs of GcpContainerRegistry: its configuration, validated into
+    aistack.gcp.container_registry.ContainerRegistryArgs as a Python caller's is, and its
+    wiring.
+    """
+
+    region: str
+    """Region of the repository, e.g. 'europe-west4': in governance.allowed_regions (C4), and
+    where the GPU nodes pull from. Multi-regions ('us', 'europe', 'asia') are refused: they
+    place images in regions nobody chose.
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    repository_id: NotRequired[str]
+    """The repository id (lowercase letters, digits, hyphens; 63 characters at most); default:
+    the component's name. Unique per project and region.
+    """
+    description: NotRequired[str]
+    """Shown in the console. Default: "aistack container images"."""
+    keep_recent_versions: NotRequired[int]
+    """Newest versions of each image never deleted by cleanup (default 20): enough to roll back
+    months of releases, few enough that storage stays flat. Default: 20.
+    """
+    release_tag_prefixes: NotRequired[list[str]]
+    """Tag prefixes that mark releases (default 'v', 'release-'): versions so tagged are
+    deleted once older than releaseExpiryDays unless among the newest keepRecentVersions.
+    Versions with other tags are never deleted. Default: ["v", "release-"].
+    """
+    release_expiry_days: NotRequired[int]
+    """Age after which a release beyond the newest keepRecentVersions is deleted (default 90
+    days). Default: 90.
+    """
+    untagged_expiry_days: NotRequired[int]
+    """Days an untagged version (build leftovers, superseded pushes) is kept (default 7): long
+    enough to finish a rollout that used one by digest. Default: 7.
+    """
+    kms_key_name: NotRequired[str]
+    """Encrypt with this existing Cloud KMS key (its id, in the repository's region); default:
+    a new key ring and key, rotated every 90 days. Artifact Registry fixes the key at
+    repository creation.
+    """
+    allow_unscanned: NotRequired[bool]
+    """Turn vulnerability scanning off for this repository. Off: every pushed image is scanned
+    (Artifact Analysis bills per scanned image). Default: false.
+    """
+    allow_destroy_with_images: NotRequired[bool]
+    """Let `pulumi destroy` delete the repository with every image. Off: the repository and its
+    key are retained, deletion_policy PREVENT (protected in prod). Default: false.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+
+
+class GcpBudgetGuardArgs(TypedDict):
+    """The inputs of GcpBudgetGuard: its configuration, validated into
+    aistack.gcp.budget_guard.BudgetGuardArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the function, its state bucket and its trigger. Must be in
+    governance.allowed_regions (C4). The kill switch acts project-wide. Explicit: never the
+    provider's default.
+    """
+    billing_account: str
+    """The Cloud Billing account paying for the project, 'XXXXXX-XXXXXX-XXXXXX' (Billing >
+    Account management). Required: budgets live on the billing account, and the caller needs
+    roles/billing.costsManager there.
+    """
+    monthly_limit_usd: float
+    """Monthly budget for the stack, in `currency_code` (named as on AWS). Required: a budget
+    is the first cost control (C3).
+    """
+    daily_limit_usd: NotRequired[float]
+    """Daily limit. Default: the monthly limit / 30, rounded up to a whole unit (capped at the
+    monthly limit), so a day at the monthly pace is just inside.
+    """
+    currency_code: NotRequired[str]
+    """The billing account's currency: the Budget API refuses a budget in another one. The
+    limits are in this currency. Default: "USD".
+    """
+    alert_emails: list[str]
+    """Who is told (1-5 addresses: a budget takes at most 5 notification channels). Each
+    becomes a Cloud Monitoring e-mail channel.
+    """
+    monthly_actual_thresholds: NotRequired[list[float]]
+    """Fractions of the monthly limit (1.0 = 100 %, as the Budget API counts) at which actual
+    spend alerts. Default halfway, time to act, limit reached. Default: [0.5, 0.8, 1.0].
+    """
+    monthly_forecast_threshold: NotRequired[float]
+    """Alert when the month's forecast passes this fraction. Default: 1.0."""
+    notify_billing_admins: NotRequired[bool]
+    """Also mail the billing account's administrators and users (the budget's default
+    recipients). On: they are the fallback when a channel breaks, as AWS's direct mails are.
+    Set false on a shared billing account where they would hear of every stack. Default:
+    true.
+    """
+    filter_by_stack_label: NotRequired[bool]
+    """Count only resources labelled aistack-stack=<stack> (a budget filter takes one label).
+    Off: the whole project counts, which is the safer default because unlabelled spend
+    (networking, support) is real spend too. Default: false.
+    """
+    kill_switch: NotRequired[bool]
+    """Scale the stack's training node pools and managed instance groups (labelled
+    aistack-stack=<stack>, aistack-workload=training) to zero when actual spend reaches 100
+    % of the monthly limit. Off by default: it stops running jobs. Default: false.
+    """
+    kill_switch_dry_run: NotRequired[bool]
+    """The kill switch only logs what it would stop. Needs kill_switch. Default: false."""
+    allow_disable_billing: NotRequired[bool]
+    """After scaling to zero, also detach the project from its billing account. Stops every
+    paid service in the project, can delete resources and lose data; needs kill_switch.
+    Never the default. Default: false.
+    """
+    topic_kms_key_name: NotRequired[str]
+    """Encrypt the budget topic with this Cloud KMS key. Optional: the messages hold cost
+    totals, not data, and Google encrypts them at rest anyway; the Pub/Sub service agent
+    needs Encrypter/Decrypter on the key.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+    access_logs_bucket_name: NotRequired[pulumi.Input[str]]
+    """Name of the project's logs bucket (a GcpDatasetBucket of kind logs): the guard's state
+    bucket's usage logs go there, under usage/<name>.
+    """
+
+
+class GcpGpuNeedMarket(enum.StrEnum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+
+
+class GcpGpuNeed(TypedDict):
+    """A pool's GPU need as configuration: `{pool, region, machineTypes, maxNodes, market}`."""
+
+    pool: str
+    """The pool's name; it appears in the request's summary."""
+    region: str
+    """Region the pool runs in, e.g. 'europe-west4': GPU quotas are per region. Must be in
+    governance.allowed_regions (C4). Required.
+    """
+    machine_types: list[str]
+    """Every GCP GPU machine type the pool may launch, e.g. ['a3-highgpu-8g']. Required; the
+    one with the most GPUs sizes the request.
+    """
+    max_nodes: int
+    """The pool's maximum node count (its autoscaling maximum). Required."""
+    market: GcpGpuNeedMarket
+    """'spot' or 'on-demand'. Required, no default: Spot VMs count against the PREEMPTIBLE-
+    quota, a different quota from on-demand.
+    """
+    surge_nodes: NotRequired[int]
+    """Nodes above maxNodes the pool may run for a while: GKE surge upgrades add maxSurge nodes
+    (1 by default), a MIG rolling update its maxSurge. Default 0. Default: 0.
+    """
+
+
+class GcpGpuQuotaArgs(TypedDict):
+    """The inputs of GcpGpuQuota: its configuration, validated into
+    aistack.gcp.gpu_quota.GpuQuotaArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    contact_email: str
+    """E-mail address Google may contact about the request. Required: the Cloud Quotas API
+    requires it for an increase, and the account must hold quota update permission on the
+    project.
+    """
+    needs: NotRequired[list[GcpGpuNeed]]
+    """Pools sized from configuration, each {pool, region, machineTypes, maxNodes, market}.
+    Default: none, for stacks that pass pool components as `pools=`; at least one need is
+    required across both. Default: [].
+    """
+    headroom_percent: NotRequired[float]
+    """Extra GPUs on top of the pools' maximum, in percent, rounded up to whole machines of the
+    smallest type the pools in that quota launch (a VM takes all its GPUs or none). Default
+    0: pools report their surge themselves; add a percentage for capacity outside the pools
+    (ad-hoc VMs, notebooks). Default: 0.
+    """
+    include_global_ceiling: NotRequired[bool]
+    """Also request GPUS-ALL-REGIONS-per-project, the project-wide ceiling (0 in new projects).
+    Default on: without it no GPU VM starts, whatever the regional grants. Off only where an
+    organisation files it centrally. Default: true.
+    """
+    justification: NotRequired[str]
+    """Why the GPUs are needed, sent with every request; default: the sizing summary (pools,
+    machine types, node counts).
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+
+
+class K8sTeamNamespaceTier(enum.StrEnum):
+    TRAIN = "train"
+    SERVE = "serve"
+
+
+class K8sWorkloadAccountIdentity(enum.StrEnum):
+    NONE = "none"
+    GKE_WORKLOAD_IDENTITY = "gke-workload-identity"
+    EKS_IRSA = "eks-irsa"
+    EKS_POD_IDENTITY = "eks-pod-identity"
+
+
+class K8sWorkloadAccount(TypedDict):
+    """One workload's ServiceAccount and the cloud identity it acts as."""
+
+    name: str
+    """The ServiceAccount name (a DNS-1123 label); pods name it in `serviceAccountName`.
+    'default' is refused: Kubernetes creates and owns it.
+    """
+    needs_api_token: NotRequired[bool]
+    """Mount the Kubernetes API token into the workload's pods
+    (`automountServiceAccountToken`). Off: a training or serving container has no business
+    calling the API server, and a stolen token is a foothold (C6). Default: false.
+    """
+    identity: NotRequired[K8sWorkloadAccountIdentity]
+    """How the workload gets cloud credentials without keys: 'gke-workload-identity'
+    (annotation iam.gke.io/gcp-service-account), 'eks-irsa' (annotation
+    eks.amazonaws.com/role-arn), 'eks-pod-identity' (an EKS Pod Identity association on the
+    AWS side, which aws.WorkloadIdentity creates; nothing on the ServiceAccount), or 'none'.
+    Default: "none".
+    """
+    gcp_service_account: NotRequired[str]
+    """gke-workload-identity: the Google service account's e-mail (or pass it as an Output in
+    the component's `identities=`).
+    """
+    aws_role_arn: NotRequired[str]
+    """eks-irsa / eks-pod-identity: the IAM role's ARN (or pass it as an Output in the
+    component's `identities=`).
+    """
+
+
+class K8sEgressAllow(TypedDict):
+    """Egress the namespace's pods may open beyond DNS, the namespace and the identity
+    endpoint: object storage, a registry, STS for IRSA, an experiment tracker.
+    """
+
+    cidr: str
+    """Destination range, e.g. '199.36.153.8/30' (Google APIs via Private Google Access) or a
+    VPC endpoint subnet.
+    """
+    ports: NotRequired[list[int]]
+    """TCP ports. Default 443. Default: [443]."""
+    except_cidrs: NotRequired[list[str]]
+    """Ranges inside `cidr` still denied. Default: []."""
+    purpose: str
+    """Why: recorded in the policy's annotation."""
+
+
+class K8sTeamNamespaceArgs(TypedDict):
+    """The inputs of K8sTeamNamespace: its configuration, validated into
+    aistack.k8s.team_namespace.TeamNamespaceArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    team: str
+    """The team, as the `aistack.dev/team` label: queues and policies select namespaces on it."""
+    namespace: NotRequired[str]
+    """The namespace's name (DNS-1123 label). Default: the component's name. Always explicit,
+    never auto-named: queues and pods refer to it by name.
+    """
+    tier: NotRequired[K8sTeamNamespaceTier]
+    """What runs here: training or serving. Serving and training belong in separate namespaces
+    (S1). Default: "train".
+    """
+    gpus: int
+    """Hard cap on GPUs requested by all pods together (`requests.nvidia.com/gpu`). Required:
+    the cost cap is a decision (C3). 0 for a namespace that runs no GPU work.
+    """
+    gpu_resource: NotRequired[str]
+    """The device plugin's extended resource: nvidia.com/gpu (default), amd.com/gpu, ...
+    Quota'd as `requests.<resource>`: extended resources take the requests. prefix only.
+    Default: "nvidia.com/gpu".
+    """
+    cpu: NotRequired[str]
+    """Hard cap on CPU requested (`requests.cpu`). Default: "64"."""
+    memory: NotRequired[str]
+    """Hard cap on memory requested (`requests.memory`). Default: "256Gi"."""
+    max_pods: NotRequired[int]
+    """Hard cap on pods in the namespace. Default: 100."""
+    max_load_balancers: NotRequired[int]
+    """Services of type LoadBalancer allowed (`services.loadbalancers`). Default 0: each one is
+    a billed cloud load balancer, and a public one an exposure; serving goes through the
+    team's gateway. Default: 0.
+    """
+    max_node_ports: NotRequired[int]
+    """NodePort services allowed (`services.nodeports`). Default 0. Default: 0."""
+    default_cpu_request: NotRequired[str]
+    """CPU request given to containers that set none (LimitRange). Default: "250m"."""
+    default_memory_request: NotRequired[str]
+    """Memory request given to containers that set none. Default: "512Mi"."""
+    default_memory_limit: NotRequired[str]
+    """Memory limit given to containers that set none: memory cannot be throttled, so a
+    container without a limit can take the node's. Default: "2Gi".
+    """
+    pod_security_version: NotRequired[str]
+    """The Pod Security Standards version the namespace pins (`enforce-version`). Pinned, never
+    'latest': a cluster upgrade must not change which pods are admitted. Default: the oldest
+    Kubernetes version aistack supports. Default: "v1.30".
+    """
+    service_accounts: NotRequired[list[K8sWorkloadAccount]]
+    """One per workload (trainer, server, notebook...). Default: []."""
+    allow_egress: NotRequired[list[K8sEgressAllow]]
+    """Egress beyond DNS, the namespace and the identity endpoint. Default none: list object
+    storage, registry and STS ranges explicitly. Default: [].
+    """
+    allow_destroy: NotRequired[bool]
+    """Let `pulumi destroy` delete the namespace, and so everything in it (jobs, volumes,
+    checkpoints on PVCs). Off: it is retained, and protected in prod. Default: false.
+    """
+    identities: NotRequired[dict[str, pulumi.Input[str]]]
+    """A workload's cloud identity by ServiceAccount name, each value an Output: the Google
+    service account e-mail (GcpWorkloadIdentity emails[...]) for gke-workload-identity, the
+    IAM role ARN (AwsWorkloadIdentity roleArns[...]) for eks-irsa and eks-pod-identity. The
+    names are plain: they are checked against serviceAccounts.
+    """

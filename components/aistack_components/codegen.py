@@ -50,6 +50,11 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "AwsInferenceTier": ("aistack.aws.inference_tier", "InferenceTierArgs"),
     "GcpProjectServices": ("aistack.gcp.project_services", "ProjectServicesArgs"),
     "GcpDatasetBucket": ("aistack.gcp.dataset_bucket", "DatasetBucketArgs"),
+    "GcpWorkloadIdentity": ("aistack.gcp.workload_identity", "WorkloadIdentityArgs"),
+    "GcpContainerRegistry": ("aistack.gcp.container_registry", "ContainerRegistryArgs"),
+    "GcpBudgetGuard": ("aistack.gcp.budget_guard", "BudgetGuardArgs"),
+    "GcpGpuQuota": ("aistack.gcp.gpu_quota", "GpuQuotaArgs"),
+    "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
 }
 
 Wiring = tuple[str, str, bool, str]
@@ -178,6 +183,41 @@ WIRING: dict[str, list[Wiring]] = {
             "bucket's usage logs go there, under usage/<name>.",
         ),
     ],
+    "GcpWorkloadIdentity": [
+        *_gcp_services(),
+        (
+            "cluster_id",
+            "str",
+            False,
+            "The id of the GKE cluster (with Workload Identity) whose pool "
+            "<project>.svc.id.goog the Kubernetes bindings name: they wait for it. Needed "
+            "for kubernetesServiceAccounts unless workloadPoolExists.",
+        ),
+    ],
+    "GcpContainerRegistry": _gcp_services(),
+    "GcpBudgetGuard": [
+        *_gcp_services(),
+        (
+            "access_logs_bucket_name",
+            "str",
+            False,
+            "Name of the project's logs bucket (a GcpDatasetBucket of kind logs): the guard's "
+            "state bucket's usage logs go there, under usage/<name>.",
+        ),
+    ],
+    "GcpGpuQuota": _gcp_services(),
+    "K8sTeamNamespace": [
+        (
+            "identities",
+            "plain:dict[str, pulumi.Input[str]]",
+            False,
+            "A workload's cloud identity by ServiceAccount name, each value an Output: the "
+            "Google service account e-mail (GcpWorkloadIdentity emails[...]) for "
+            "gke-workload-identity, the IAM role ARN (AwsWorkloadIdentity roleArns[...]) for "
+            "eks-irsa and eks-pod-identity. The names are plain: they are checked against "
+            "serviceAccounts.",
+        ),
+    ],
 }
 
 HEADER = '''"""GENERATED from aistack's pydantic Args by aistack_components/codegen.py: do not edit.
@@ -252,7 +292,11 @@ class _Renderer:
 
     def type_name(self, model: type[BaseModel]) -> str:
         base = model.__name__.removesuffix("Args")
-        for cloud, prefix in (("aistack.aws", "Aws"), ("aistack.gcp", "Gcp")):
+        for cloud, prefix in (
+            ("aistack.aws", "Aws"),
+            ("aistack.gcp", "Gcp"),
+            ("aistack.k8s", "K8s"),
+        ):
             if model.__module__.startswith(cloud):
                 return f"{prefix}{base}"
         return base

@@ -8,7 +8,7 @@ import pulumi
 
 from aistack.errors import Problem
 
-__all__ = ["LogsBucketRef", "ServicesRef"]
+__all__ = ["LogsBucketRef", "ServicesRef", "waiting_for"]
 
 
 class ServicesRef:
@@ -48,3 +48,9 @@ class LogsBucketRef:
         self.project = project
         self.args = _Namespace(kind="logs")
         self.bucket = _Namespace(name=pulumi.Output.from_input(bucket_name))
+
+
+def waiting_for(value: pulumi.Input[Any]) -> Any:
+    """What stands in for a resource in `depends_on`, given one of its outputs (a GKE
+    cluster's id): an Output resolving to None adds only the resources it carries."""
+    return pulumi.Output.from_input(value).apply(lambda _: None)

@@ -44,10 +44,23 @@ WIRING = {
         "modelsKmsKeyArn",
     },
     "GcpDatasetBucket": {"enabledServices", "accessLogsBucketName"},
+    "GcpWorkloadIdentity": {"enabledServices", "clusterId"},
+    "GcpContainerRegistry": {"enabledServices"},
+    "GcpBudgetGuard": {"enabledServices", "accessLogsBucketName"},
+    "GcpGpuQuota": {"enabledServices"},
+    # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
+    "K8sTeamNamespace": {"identities"},
 }
 #: Wiring the component needs while it builds (written into a node's configuration, or into
 #: names and checks): plain.
-PLAIN_WIRING = {"AwsInferenceTier": {"vpcCidrBlock"}, "GcpDatasetBucket": {"project"}}
+PLAIN_WIRING = {
+    "AwsInferenceTier": {"vpcCidrBlock"},
+    "GcpDatasetBucket": {"project"},
+    "GcpWorkloadIdentity": {"project"},
+    "GcpContainerRegistry": {"project"},
+    "GcpBudgetGuard": {"project"},
+    "GcpGpuQuota": {"project"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +103,9 @@ def test_configuration_is_plain_and_wiring_takes_outputs(schema, name):
     wiring = WIRING.get(name, set())
     for key, spec in inputs.items():
         if key in wiring:
-            # A list of ids: the list, or each of its items, may be an Output.
-            assert not (spec.get("plain") and spec.get("items", {}).get("plain")), key
+            # A list or map of ids: the whole, or each of its items, may be an Output.
+            items = spec.get("items", spec.get("additionalProperties", {}))
+            assert not (spec.get("plain") and items.get("plain")), key
         else:
             assert spec.get("plain") is True, key
 
@@ -124,6 +138,17 @@ def test_outputs_are_outputs_only(schema):
     assert pool["jobQueueArn"] == {"type": "string"}
     network = schema["resources"]["aistack:index:AwsNetwork"]["properties"]
     assert network["trainingSubnetIds"]["type"] == "array"
+    identity = schema["resources"]["aistack:index:GcpWorkloadIdentity"]["properties"]
+    assert identity["emails"]["type"] == "object"
+    assert identity["emails"]["additionalProperties"]["type"] == "string"
+
+
+def test_team_identities_are_a_plain_map_of_outputs(schema):
+    # The names are checked while the namespace builds; the e-mails and ARNs are Outputs.
+    spec = schema["resources"]["aistack:index:K8sTeamNamespace"]["inputProperties"]["identities"]
+    assert spec["plain"] is True
+    assert spec["type"] == "object"
+    assert "plain" not in spec["additionalProperties"]
 
 
 def test_importing_the_host_starts_no_server():
