@@ -80,7 +80,9 @@ class AuditTrail(pulumi.ComponentResource):
             if region_problem:
                 problems.items.append(region_problem)
             for index, bucket in enumerate(data_buckets):
-                if not isinstance(bucket, DatasetBucket):
+                # What the trail reads is `bucket_arn` (the component package passes
+                # stand-ins known by ARN); a raw aws.s3.Bucket has `.arn` and is refused.
+                if not hasattr(bucket, "bucket_arn"):
                     problems.add(
                         f"{name}.data_buckets.{index}",
                         f"{type(bucket).__name__} is not an aws.DatasetBucket.",

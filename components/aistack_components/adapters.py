@@ -27,6 +27,7 @@ from typing import Any
 import pulumi
 from pydantic.alias_generators import to_camel
 
+from aistack.aws.audit_trail import AuditTrail
 from aistack.aws.budget_guard import BudgetGuard
 from aistack.aws.container_registry import ContainerRegistry
 from aistack.aws.dataset_bucket import DatasetBucket
@@ -36,7 +37,7 @@ from aistack.aws.network import Network
 from aistack.aws.notebook import Notebook
 from aistack.aws.training_pool import TrainingPool
 from aistack.aws.workload_identity import WorkloadIdentity
-from aistack.errors import Problems
+from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp.budget_guard import BudgetGuard as GcpBudget
 from aistack.gcp.container_registry import ContainerRegistry as ArtifactRegistry
 from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
@@ -45,6 +46,7 @@ from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.team_namespace import TeamNamespace
 from aistack_components.args import (
+    AwsAuditTrailArgs,
     AwsBudgetGuardArgs,
     AwsContainerRegistryArgs,
     AwsDatasetBucketArgs,
@@ -64,7 +66,7 @@ from aistack_components.args import (
 )
 from aistack_components.codegen import WIRING
 from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef, waiting_for
-from aistack_components.wiring import BucketRef, IdentityArns, NetworkIds
+from aistack_components.wiring import BucketArn, BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
 
@@ -250,6 +252,37 @@ class AwsContainerRegistry(_Adapter, args=AwsContainerRegistryArgs, component=Co
     """Repository URL per repository; push images and refer to them by digest."""
     repository_arns: pulumi.Output[dict[str, str]]
     kms_key_arn: pulumi.Output[str]
+
+
+class AwsAuditTrail(_Adapter, args=AwsAuditTrailArgs, component=AuditTrail):
+    """A multi-region, KMS-encrypted, validated CloudTrail trail into a retained bucket, with
+    S3 data events on the personal-data buckets given by ARN (D5, G1)."""
+
+    trail_arn: pulumi.Output[str]
+    """The trail's ARN."""
+    kms_key_arn: pulumi.Output[str]
+    """The key the trail's log files are encrypted with."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        arns = _wiring("AwsAuditTrail", args)["data_bucket_arns"]
+        if arns is not None and not isinstance(arns, list):
+            # One selector prefix per bucket: the count must be known while the trail builds.
+            raise ConfigError(
+                [
+                    Problem(
+                        f"{name}.dataBucketArns",
+                        "the list itself is an Output, so how many buckets it holds is not "
+                        "known while the trail builds.",
+                        "pass a list literal of the buckets' bucketArn outputs, e.g. "
+                        "[dataset.bucketArn].",
+                    )
+                ]
+            )
+        buckets = [BucketArn(arn) for arn in arns or []]
+        return AuditTrail(name, args, opts, data_buckets=buckets)  # type: ignore[arg-type]
 
 
 # ---- network --------------------------------------------------------------------------------
@@ -609,6 +642,7 @@ class K8sTeamNamespace(_Adapter, args=K8sTeamNamespaceArgs, component=TeamNamesp
 
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
+    AwsAuditTrail,
     AwsWorkloadIdentity,
     AwsBudgetGuard,
     AwsGpuQuota,

@@ -456,6 +456,32 @@ class AwsContainerRegistryArgs(TypedDict):
     """
 
 
+class AwsAuditTrailArgs(TypedDict):
+    """The inputs of AwsAuditTrail: its configuration, validated into
+    aistack.aws.audit_trail.AuditTrailArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the trail's home, its bucket and key; in governance.allowed_regions (C4). The
+    trail itself records every region.
+    """
+    retention_days: NotRequired[int]
+    """Days a log file is kept before S3 expires it. Default a year, the least most audit
+    regimes ask for. Default: 365.
+    """
+    allow_destroy_with_logs: NotRequired[bool]
+    """Let `pulumi destroy` delete the log bucket and key. Off: both are retained (and
+    protected in prod): they are the audit record. Default: false.
+    """
+    data_bucket_arns: NotRequired[pulumi.Input[list[str]]]
+    """The bucketArn of each AwsDatasetBucket whose object reads and writes the trail records
+    (the personal-data buckets, D5), as a list literal: the trail writes one selector prefix
+    per bucket.
+    """
+
+
 class AwsNetworkEgress(enum.StrEnum):
     ENDPOINTS = "endpoints"
     NAT = "nat"

@@ -44,6 +44,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "AwsBudgetGuard": ("aistack.aws.budget_guard", "BudgetGuardArgs"),
     "AwsGpuQuota": ("aistack.aws.gpu_quota", "GpuQuotaArgs"),
     "AwsContainerRegistry": ("aistack.aws.container_registry", "ContainerRegistryArgs"),
+    "AwsAuditTrail": ("aistack.aws.audit_trail", "AuditTrailArgs"),
     "AwsNetwork": ("aistack.aws.network", "NetworkArgs"),
     "AwsTrainingPool": ("aistack.aws.training_pool", "TrainingPoolArgs"),
     "AwsNotebook": ("aistack.aws.notebook", "NotebookArgs"),
@@ -151,6 +152,16 @@ WIRING: dict[str, list[Wiring]] = {
         ),
         *_bucket("dataset", "dataset", "Nodes and jobs read datasetPrefix from it."),
         *_bucket("checkpoints", "checkpoints", "Nodes and jobs write checkpointPrefix to it."),
+    ],
+    "AwsAuditTrail": [
+        (
+            "data_bucket_arns",
+            "list[str]",
+            False,
+            "The bucketArn of each AwsDatasetBucket whose object reads and writes the trail "
+            "records (the personal-data buckets, D5), as a list literal: the trail writes "
+            "one selector prefix per bucket.",
+        ),
     ],
     "AwsInferenceTier": [
         ("vpc_id", "str", True, "The network's vpcId."),

@@ -16,7 +16,7 @@ from aistack.aws import _perms
 from aistack.aws._base import policy_output
 from aistack.aws.dataset_bucket import grant_statements
 
-__all__ = ["BucketRef", "IdentityArns", "NetworkIds"]
+__all__ = ["BucketArn", "BucketRef", "IdentityArns", "NetworkIds"]
 
 
 class NetworkIds:
@@ -155,3 +155,10 @@ class BucketRef:
             policy=policy_output(*statements),
             opts=pulumi.ResourceOptions(parent=self.owner),
         )
+
+
+class BucketArn:
+    """A DatasetBucket known by its ARN only: what `AuditTrail` reads from its data buckets."""
+
+    def __init__(self, arn: pulumi.Input[str]) -> None:
+        self.bucket_arn = pulumi.Output.from_input(arn)

@@ -15,6 +15,7 @@ TOKENS = [f"aistack:index:{name}" for name in codegen.CONFIGS]
 #: or Go caller can pass another component's Output.
 WIRING = {
     "AwsDatasetBucket": {"accessLogsBucketName"},
+    "AwsAuditTrail": {"dataBucketArns"},
     "AwsTrainingPool": {
         "alarmTopicArn",
         "subnetIds",
