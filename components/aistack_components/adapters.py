@@ -480,6 +480,13 @@ class AwsInferenceTier(_Adapter, args=AwsInferenceTierArgs, component=InferenceT
 # ---- Google Cloud ---------------------------------------------------------------------------
 
 
+def _services(token: str, args: dict[str, Any]) -> tuple[dict[str, Any], ServicesRef]:
+    """The wiring of a GCP component, and the ProjectServices its project and
+    `enabledServices` stand for."""
+    wiring = _wiring(token, args)
+    return wiring, ServicesRef(str(wiring["project"]), wiring["enabled_services"])
+
+
 class GcpProjectServices(_Adapter, args=GcpProjectServicesArgs, component=ProjectServices):
     """The Google APIs the aistack GCP components use, enabled on the project and never
     disabled on destroy. Pass its project and enabledServices to the other Gcp components."""
@@ -506,11 +513,9 @@ class GcpDatasetBucket(_Adapter, args=GcpDatasetBucketArgs, component=GcsDataset
     def _build(
         cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
     ) -> pulumi.ComponentResource:
-        wiring = _wiring("GcpDatasetBucket", args)
-        project = str(wiring["project"])
-        services = ServicesRef(project, wiring["enabled_services"])
+        wiring, services = _services("GcpDatasetBucket", args)
         logs = wiring["access_logs_bucket_name"]
-        access_logs = LogsBucketRef(logs, project) if logs is not None else None
+        access_logs = LogsBucketRef(logs, services.project) if logs is not None else None
         return GcsDatasetBucket(
             name,
             args,
@@ -518,13 +523,6 @@ class GcpDatasetBucket(_Adapter, args=GcpDatasetBucketArgs, component=GcsDataset
             services=services,  # type: ignore[arg-type]
             access_logs=access_logs,  # type: ignore[arg-type]
         )
-
-
-def _services(token: str, args: dict[str, Any]) -> tuple[dict[str, Any], ServicesRef]:
-    """The wiring of a GCP component, and the ProjectServices its project and
-    `enabledServices` stand for."""
-    wiring = _wiring(token, args)
-    return wiring, ServicesRef(str(wiring["project"]), wiring["enabled_services"])
 
 
 class GcpWorkloadIdentity(_Adapter, args=GcpWorkloadIdentityArgs, component=ServiceAccounts):
