@@ -26,6 +26,7 @@ __all__ = [
     "SYSTEM_NAMESPACES",
     "api_version_and_kind",
     "builtin_manifests",
+    "custom_manifests",
     "is_builtin",
     "is_k8s_object",
     "manifest",
@@ -98,6 +99,12 @@ def manifest(resource: Resource) -> dict[str, Any]:
 def builtin_manifests(graph: StackGraph) -> list[tuple[Resource, dict[str, Any]]]:
     """Every built-in Kubernetes object in the graph with its manifest."""
     return [(r, manifest(r)) for r in graph.resources if is_k8s_object(r) and is_builtin(r)]
+
+
+def custom_manifests(graph: StackGraph) -> list[tuple[Resource, dict[str, Any]]]:
+    """Every custom resource (an operator's kind: Kueue, Karpenter, Prometheus Operator)
+    in the graph with its manifest."""
+    return [(r, manifest(r)) for r in graph.resources if is_k8s_object(r) and not is_builtin(r)]
 
 
 def namespace_bundles(graph: StackGraph) -> dict[str, list[dict[str, Any]]]:
