@@ -44,6 +44,7 @@ scan: scan-env
 	$(RUN) aistack scan .
 	$(RUN) aistack scan stacks/minimal-training
 	$(RUN) aistack scan stacks/gcp-guardrails
+	$(RUN) aistack scan stacks/kubernetes
 
 # The component package's generated TypedDicts and its schema, from the pydantic Args
 # (components/aistack_components/codegen.py); tests/components/ fails when they are stale.

@@ -19,6 +19,7 @@ import pulumi_kubernetes
 
 from aistack._options import child_opts, stateful_opts
 from aistack.config import ALLOWED_REGIONS_TAG, STACK_TAG, WORKLOAD_TAG, Governance
+from aistack.k8s._versions import NEWEST_KUBERNETES, OLDEST_KUBERNETES
 
 _ = pulumi_kubernetes.core.v1.Namespace  # the SDK loads its modules lazily: load it here
 
@@ -42,12 +43,6 @@ LABEL_PREFIX = "aistack.dev/"
 #: On every object an aistack component creates; admission policies bind to it.
 MANAGED_LABEL = "aistack.dev/managed"
 
-#: The Kubernetes minor versions aistack supports and validates its objects against
-#: (tests/k8s/test_schemas.py, kubernetes-validate --strict): 1.30 is the oldest minor
-#: still in provider support on EKS and GKE when this was written, and the first with
-#: ValidatingAdmissionPolicy GA; 1.37 the newest schema kubernetes-validate 1.37 ships.
-OLDEST_KUBERNETES = "1.30"
-NEWEST_KUBERNETES = "1.37"
 
 _NOT_LABEL_CHAR = re.compile(r"[^A-Za-z0-9._-]")
 _EDGE = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")

@@ -84,23 +84,35 @@ def find_checkov() -> str:
 
 
 def run_checkov(graph: StackGraph, *, checkov: str | None = None) -> CheckovResult:
-    """checkov's `terraform_plan` framework over the stack; every failed check a Finding."""
+    """checkov over the stack in one process: its `terraform_plan` framework over the cloud
+    resources as a Terraform plan, and its `kubernetes` framework over the Kubernetes
+    objects (aistack.scan.kubernetes says how they are written); every failed check a
+    Finding, named by the Pulumi logical name."""
     import time
 
-    executable = checkov or find_checkov()
+    from aistack.scan.kubernetes import kubernetes_documents, write_for_checkov
+
     plan = to_terraform_plan(graph)
+    documents = [d for d in kubernetes_documents(graph) if d.builtin]
     names = {
         planned.address: planned.resource.name for planned in terraform_address_map(graph).values()
     }
+    frameworks = (["terraform_plan"] if plan.get("resource_changes") else []) + (
+        ["kubernetes"] if documents else []
+    )
+    if not frameworks:
+        return CheckovResult(version="", passed=0, findings=[], resource_count=0)
+    executable = checkov or find_checkov()
     with tempfile.TemporaryDirectory(prefix="aistack-scan-") as directory:
-        plan_file = Path(directory) / "plan.json"
-        plan_file.write_text(json.dumps(plan, indent=1))
+        if "terraform_plan" in frameworks:
+            (Path(directory) / "plan.json").write_text(json.dumps(plan, indent=1))
+        k8s_files = write_for_checkov(documents, Path(directory))
         command = [
             executable,
-            "-f",
-            str(plan_file),
+            "-d",
+            directory,
             "--framework",
-            "terraform_plan",
+            *frameworks,
             "--skip-download",
             "-o",
             "json",
@@ -120,7 +132,7 @@ def run_checkov(graph: StackGraph, *, checkov: str | None = None) -> CheckovResu
         raise CheckovFailedError(
             f"checkov exited {completed.returncode}: {completed.stderr.strip()[-2000:]}"
         )
-    result = parse_report(completed.stdout, names, seconds=seconds)
+    result = parse_report(completed.stdout, names, seconds=seconds, files=k8s_files)
     if any(not finding.guideline for finding in result.findings):
         # With --skip-download checkov has no guideline URLs; its check list links each
         # check's source, which says what it reads and why.
@@ -137,9 +149,10 @@ def run_checkov(graph: StackGraph, *, checkov: str | None = None) -> CheckovResu
 
 @functools.cache
 def _check_table(executable: str) -> tuple[tuple[str, str, str], ...]:
-    """(check id, Terraform entity type, link) rows of `checkov --list`'s table."""
+    """(check id, entity type, link) rows of `checkov --list`'s table, for the two
+    frameworks aistack scans with (Terraform resource types, Kubernetes kinds)."""
     listing = subprocess.run(
-        [executable, "--list", "--framework", "terraform"],
+        [executable, "--list", "--framework", "terraform", "kubernetes"],
         capture_output=True,
         text=True,
         check=False,
@@ -166,8 +179,26 @@ def checked_types(executable: str | None = None) -> set[str]:
     return {entity for _, entity, _ in _check_table(executable or find_checkov())}
 
 
-def parse_report(stdout: str, names: dict[str, str], *, seconds: float = 0.0) -> CheckovResult:
-    """checkov's JSON report (one framework: an object; several: a list of them)."""
+def parse_report(
+    stdout: str,
+    names: dict[str, str],
+    *,
+    seconds: float = 0.0,
+    files: dict[str, str] | None = None,
+) -> CheckovResult:
+    """checkov's JSON report (one framework: an object; several: a list of them).
+    `names` maps Terraform addresses, `files` the Kubernetes documents' file paths, to
+    Pulumi logical names."""
+    files = files or {}
+
+    def logical_name(check: dict[str, Any]) -> str:
+        address = str(check.get("resource", ""))
+        if address in names:
+            return names[address]
+        if check.get("file_path") in files:
+            return files[check["file_path"]]
+        return address.partition(".")[2]
+
     try:
         report: Any = json.loads(stdout)
     except json.JSONDecodeError as error:
@@ -183,18 +214,14 @@ def parse_report(stdout: str, names: dict[str, str], *, seconds: float = 0.0) ->
         resources += int(summary.get("resource_count", 0))
         version = version or str(summary.get("checkov_version", ""))
         for check in item.get("results", {}).get("passed_checks", []):
-            address = str(check.get("resource", ""))
-            passed_checks.add(
-                (str(check.get("check_id", "")), names.get(address, address.partition(".")[2]))
-            )
+            passed_checks.add((str(check.get("check_id", "")), logical_name(check)))
         for check in item.get("results", {}).get("failed_checks", []):
-            address = str(check.get("resource", ""))
             findings.append(
                 Finding(
                     tool="checkov",
                     check_id=str(check.get("check_id", "")),
-                    resource=names.get(address, address.partition(".")[2]),
-                    location=address,
+                    resource=logical_name(check),
+                    location=str(check.get("resource", "")),
                     title=str(check.get("check_name", "")),
                     guideline=str(check.get("guideline") or ""),
                 )

@@ -38,8 +38,9 @@ def scan_command(
         bool, typer.Option("--no-checkov", help="Only the IAM check (no checkov needed).")
     ] = False,
 ) -> None:
-    """Run checkov (as a Terraform plan) and the IAM database check over the stack; exit 1
-    on any failed check the skip list does not explain."""
+    """Run checkov (the Terraform plan and the Kubernetes objects), the IAM database check
+    and the Kubernetes schema check over the stack; exit 1 on any failed check the skip
+    list does not explain."""
     from aistack import engine
     from aistack.scan import DEFAULT_SKIPS, scan
 
@@ -81,6 +82,14 @@ def _print(result) -> None:
         console.print(
             f"Google IAM ({gcp['database']}): {gcp['grants']} grants, "
             f"{gcp['custom_roles']} custom roles, {gcp['failed']} findings",
+            highlight=False,
+        )
+    if "kubernetes" in summary:
+        kube = summary["kubernetes"]
+        console.print(
+            f"Kubernetes schemas ({', '.join(kube['versions'])} strict; kept CRDs): "
+            f"{kube['builtin_objects']} objects, {kube['custom_resources']} custom resources, "
+            f"{kube['failed']} findings",
             highlight=False,
         )
     triage = result.triage

@@ -28,11 +28,12 @@ DEFAULT_SKIPS = Path(__file__).with_name("skips.yaml")
 class Finding:
     """One failed check on one resource."""
 
-    tool: Literal["checkov", "iam"]
+    tool: Literal["checkov", "iam", "schema"]
     check_id: str
     #: The Pulumi logical name of the resource.
     resource: str
-    #: Where the tool saw it: a Terraform address (checkov) or `name: input path` (iam).
+    #: Where the tool saw it: a Terraform address or Kubernetes object id (checkov),
+    #: `name: input path` (iam), or `Kind namespace/name` (schema).
     location: str
     title: str
     guideline: str = ""

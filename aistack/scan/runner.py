@@ -25,10 +25,17 @@ class ScanResult:
     #: Google IAM grants (members, bindings, policy bindings) and custom roles checked.
     gcp_grants: int = 0
     gcp_custom_roles: int = 0
+    #: Kubernetes objects checked against their schemas (built-in kinds, custom resources),
+    #: the versions the built-in kinds were checked for, and what did not validate.
+    k8s_builtin: int = 0
+    k8s_custom: int = 0
+    k8s_versions: tuple[str, ...] = ()
+    schema_findings: list[Finding] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
-        return (self.checkov.findings if self.checkov else []) + self.iam_findings
+        checkov = self.checkov.findings if self.checkov else []
+        return checkov + self.iam_findings + self.schema_findings
 
     @property
     def ok(self) -> bool:
@@ -67,6 +74,18 @@ class ScanResult:
                 if self.gcp_grants or self.gcp_custom_roles
                 else {}
             ),
+            **(
+                {
+                    "kubernetes": {
+                        "versions": list(self.k8s_versions),
+                        "builtin_objects": self.k8s_builtin,
+                        "custom_resources": self.k8s_custom,
+                        "failed": len(self.schema_findings),
+                    }
+                }
+                if self.k8s_builtin or self.k8s_custom
+                else {}
+            ),
             **self.triage.as_dict(),
         }
 
@@ -78,8 +97,12 @@ def scan(
     checkov: bool = True,
     checkov_executable: str | None = None,
 ) -> ScanResult:
-    """checkov over the stack as a Terraform plan, and the IAM check of every policy document,
-    split by the skip list (None: nothing skipped)."""
+    """checkov over the stack (a Terraform plan, and the Kubernetes objects), the IAM check
+    of every policy document, and the schema check of every Kubernetes object, split by the
+    skip list (None: nothing skipped)."""
+    from aistack.k8s._versions import SUPPORTED_KUBERNETES
+    from aistack.scan.kubernetes import kubernetes_documents, schema_findings
+
     skip_list = (
         skips
         if isinstance(skips, SkipList)
@@ -89,6 +112,7 @@ def scan(
     )
     checkov_result = run_checkov(graph, checkov=checkov_executable) if checkov else None
     documents = iam.policy_documents(graph)
+    k8s_documents = kubernetes_documents(graph)
     iam_findings = iam.check_graph(graph) + gcp_iam.check_graph(graph)
     result = ScanResult(
         project=graph.project,
@@ -98,6 +122,10 @@ def scan(
         iam_findings=iam_findings,
         gcp_grants=len(gcp_iam.role_uses(graph)),
         gcp_custom_roles=len(gcp_iam.custom_roles(graph)),
+        k8s_builtin=sum(d.builtin for d in k8s_documents),
+        k8s_custom=sum(not d.builtin for d in k8s_documents),
+        k8s_versions=SUPPORTED_KUBERNETES if k8s_documents else (),
+        schema_findings=schema_findings(k8s_documents, SUPPORTED_KUBERNETES),
     )
     result.triage = skip_list.triage(result.findings)
     return result

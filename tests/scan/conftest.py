@@ -23,6 +23,7 @@ STACKS = {
     "reference": ROOT,
     "minimal-training": ROOT / "stacks" / "minimal-training",
     "gcp-guardrails": ROOT / "stacks" / "gcp-guardrails",
+    "kubernetes": ROOT / "stacks" / "kubernetes",
 }
 #: Programs scanned as example stacks too: a team's first GCP stack.
 PROGRAMS = {"gcp-foundation": gcp_programs.foundation}
@@ -41,6 +42,11 @@ def minimal_graph():
 @pytest.fixture(scope="session")
 def gcp_guardrails_graph():
     return engine.run_project(STACKS["gcp-guardrails"], stack="dev")
+
+
+@pytest.fixture(scope="session")
+def kubernetes_graph():
+    return engine.run_project(STACKS["kubernetes"], stack="dev")
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import pytest
 from aistack import engine
 from aistack.scan import SkipList, run_checkov, to_terraform_plan
 from aistack.scan.checkov import checked_types
+from aistack.scan.kubernetes import kubernetes_documents
 from aistack.scan.tfplan import terraform_address_map
 
 
@@ -35,24 +36,32 @@ def test_checkov_reports_an_unencrypted_bucket_and_a_hop_limit_of_two():
 
 
 @pytest.mark.parametrize(
-    "stack", ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails"]
+    "stack", ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails", "kubernetes"]
 )
 def test_checkov_judged_every_resource_of_the_example_stack(
-    stack, stack_scans, reference_graph, minimal_graph, gcp_foundation_graph, gcp_guardrails_graph
+    stack,
+    stack_scans,
+    reference_graph,
+    minimal_graph,
+    gcp_foundation_graph,
+    gcp_guardrails_graph,
+    kubernetes_graph,
 ):
     graph = {
         "reference": reference_graph,
         "minimal-training": minimal_graph,
         "gcp-foundation": gcp_foundation_graph,
         "gcp-guardrails": gcp_guardrails_graph,
+        "kubernetes": kubernetes_graph,
     }[stack]
     summary = stack_scans[stack].summary["checkov"]
-    assert summary["resources"] == len(terraform_address_map(graph))
-    assert summary["passed"] > (10 if stack == "gcp-foundation" else 50)
+    objects = [d for d in kubernetes_documents(graph) if d.builtin]
+    assert summary["resources"] == len(terraform_address_map(graph)) + len(objects)
+    assert summary["passed"] > {"gcp-foundation": 10, "kubernetes": 3}.get(stack, 50)
 
 
 @pytest.mark.parametrize(
-    "stack", ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails"]
+    "stack", ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails", "kubernetes"]
 )
 def test_the_example_stack_has_no_finding_the_skip_list_does_not_explain(stack, stack_scans):
     triage = SkipList.load().triage(stack_scans[stack].findings)
