@@ -16,6 +16,7 @@ _EXPORTS = {
     "CheckovResult": "aistack.scan.checkov",
     "find_checkov": "aistack.scan.checkov",
     "run_checkov": "aistack.scan.checkov",
+    "run_checkov_many": "aistack.scan.checkov",
     "DEFAULT_SKIPS": "aistack.scan.findings",
     "Finding": "aistack.scan.findings",
     "SkipEntry": "aistack.scan.findings",
@@ -26,6 +27,7 @@ _EXPORTS = {
     "policy_documents": "aistack.scan.iam",
     "ScanResult": "aistack.scan.runner",
     "scan": "aistack.scan.runner",
+    "scan_many": "aistack.scan.runner",
     "terraform_type": "aistack.scan.tfplan",
     "to_terraform_plan": "aistack.scan.tfplan",
 }

@@ -32,6 +32,7 @@ __all__ = [
     "checked_types",
     "find_checkov",
     "run_checkov",
+    "run_checkov_many",
 ]
 
 #: The repository's own checkov environment (a source checkout; absent in an installed wheel).
@@ -59,7 +60,8 @@ class CheckovResult:
     passed: int
     findings: list[Finding]
     resource_count: int
-    #: Wall-clock time of the checkov process (about 5 s of it is checkov's import).
+    #: Wall-clock time of the scan (a checkov process of its own: about 5 s of it is
+    #: checkov's import; in a batch, run_checkov_many, the import is not counted).
     seconds: float = 0.0
     #: (check id, Pulumi logical name) of every check that passed: a check that could not
     #: read its attribute reports neither pass nor fail, so tests assert on this too.
@@ -90,61 +92,143 @@ def run_checkov(graph: StackGraph, *, checkov: str | None = None) -> CheckovResu
     Finding, named by the Pulumi logical name."""
     import time
 
-    from aistack.scan.kubernetes import kubernetes_documents, write_for_checkov
-
-    plan = to_terraform_plan(graph)
-    documents = [d for d in kubernetes_documents(graph) if d.builtin]
-    names = {
-        planned.address: planned.resource.name for planned in terraform_address_map(graph).values()
-    }
-    frameworks = (["terraform_plan"] if plan.get("resource_changes") else []) + (
-        ["kubernetes"] if documents else []
-    )
-    if not frameworks:
-        return CheckovResult(version="", passed=0, findings=[], resource_count=0)
-    executable = checkov or find_checkov()
     with tempfile.TemporaryDirectory(prefix="aistack-scan-") as directory:
-        if "terraform_plan" in frameworks:
-            (Path(directory) / "plan.json").write_text(json.dumps(plan, indent=1))
-        k8s_files = write_for_checkov(documents, Path(directory))
-        command = [
-            executable,
-            "-d",
-            directory,
-            "--framework",
-            *frameworks,
-            "--skip-download",
-            "-o",
-            "json",
-        ]
+        job = _ScanJob.write(graph, Path(directory))
+        if not job.frameworks:
+            return CheckovResult(version="", passed=0, findings=[], resource_count=0)
+        executable = checkov or find_checkov()
+        command = [executable, "-d", directory, "--framework", *job.frameworks]
         started = time.monotonic()
-        # checkov exits 1 when any check fails; the report on stdout says which.
         completed = subprocess.run(
-            command,
+            [*command, "--skip-download", "-o", "json"],
             capture_output=True,
             text=True,
             cwd=directory,
-            env={**os.environ, "LOG_LEVEL": "WARNING", "ANSI_COLORS_DISABLED": "1"},
+            env=_checkov_environment(),
             check=False,
         )
         seconds = time.monotonic() - started
-    if completed.returncode not in (0, 1):
-        raise CheckovFailedError(
-            f"checkov exited {completed.returncode}: {completed.stderr.strip()[-2000:]}"
+    return job.result(completed.returncode, completed.stdout, completed.stderr, seconds, executable)
+
+
+def run_checkov_many(
+    graphs: list[StackGraph], *, checkov: str | None = None
+) -> list[CheckovResult]:
+    """`run_checkov` for each graph, in one checkov process (aistack/scan/checkov_batch.py):
+    checkov's import, most of a scan's time, is paid once (`seconds` then counts each
+    scan without it). Falls back to one process per graph when checkov's interpreter
+    cannot be told from its script."""
+    executable = checkov or find_checkov()
+    interpreter = _interpreter_of(executable)
+    if interpreter is None:
+        return [run_checkov(graph, checkov=executable) for graph in graphs]
+    with tempfile.TemporaryDirectory(prefix="aistack-scan-") as root:
+        jobs: list[_ScanJob] = []
+        directories: list[str] = []
+        for index, graph in enumerate(graphs):
+            directory = Path(root) / f"stack-{index}"
+            directory.mkdir()
+            jobs.append(_ScanJob.write(graph, directory))
+            if jobs[-1].frameworks:
+                (directory / "frameworks").write_text(" ".join(jobs[-1].frameworks))
+                directories.append(str(directory))
+        if not directories:
+            return [CheckovResult(version="", passed=0, findings=[], resource_count=0)] * len(jobs)
+        reports = Path(root) / "reports"
+        reports.mkdir()
+        # -I: the script's directory (aistack/scan, whose kubernetes.py would shadow the
+        # kubernetes package checkov imports) stays off sys.path.
+        batch = [interpreter, "-I", str(Path(__file__).with_name("checkov_batch.py"))]
+        completed = subprocess.run(
+            [*batch, str(reports), *directories],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env=_checkov_environment(),
+            check=False,
         )
-    result = parse_report(completed.stdout, names, seconds=seconds, files=k8s_files)
-    if any(not finding.guideline for finding in result.findings):
-        # With --skip-download checkov has no guideline URLs; its check list links each
-        # check's source, which says what it reads and why.
-        links = check_links(executable)
-        findings = [
-            finding
-            if finding.guideline
-            else dataclasses.replace(finding, guideline=links.get(finding.check_id, ""))
-            for finding in result.findings
-        ]
-        result = dataclasses.replace(result, findings=findings)
-    return result
+        if completed.returncode != 0:
+            raise CheckovFailedError(
+                f"checkov's batch exited {completed.returncode}: {completed.stderr.strip()[-2000:]}"
+            )
+        results: list[CheckovResult] = []
+        position = 0
+        for job in jobs:
+            if not job.frameworks:
+                results.append(CheckovResult(version="", passed=0, findings=[], resource_count=0))
+                continue
+            code = int((reports / f"{position}.rc").read_text())
+            stdout = (reports / f"{position}.json").read_text()
+            seconds = float((reports / f"{position}.seconds").read_text())
+            results.append(job.result(code, stdout, completed.stderr, seconds, executable))
+            position += 1
+    return results
+
+
+def _checkov_environment() -> dict[str, str]:
+    return {**os.environ, "LOG_LEVEL": "WARNING", "ANSI_COLORS_DISABLED": "1"}
+
+
+def _interpreter_of(executable: str) -> str | None:
+    """The Python a console script runs with (its `#!` line), if it is one."""
+    try:
+        with open(executable, "rb") as script:
+            first = script.readline(512).decode(errors="replace").strip()
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    interpreter = first[2:].strip().split()[0]
+    return interpreter if "python" in Path(interpreter).name else None
+
+
+@dataclass(frozen=True)
+class _ScanJob:
+    """One stack written for checkov: the frameworks it needs and how to name findings."""
+
+    frameworks: tuple[str, ...]
+    #: Terraform address -> Pulumi logical name.
+    names: dict[str, str]
+    #: checkov's `file_path` of each Kubernetes document -> Pulumi logical name.
+    files: dict[str, str]
+
+    @classmethod
+    def write(cls, graph: StackGraph, directory: Path) -> _ScanJob:
+        from aistack.scan.kubernetes import kubernetes_documents, write_for_checkov
+
+        plan = to_terraform_plan(graph)
+        documents = [d for d in kubernetes_documents(graph) if d.builtin]
+        names = {
+            planned.address: planned.resource.name
+            for planned in terraform_address_map(graph).values()
+        }
+        frameworks = (["terraform_plan"] if plan.get("resource_changes") else []) + (
+            ["kubernetes"] if documents else []
+        )
+        if "terraform_plan" in frameworks:
+            (directory / "plan.json").write_text(json.dumps(plan, indent=1))
+        files = write_for_checkov(documents, directory)
+        return cls(tuple(frameworks), names, files)
+
+    def result(
+        self, code: int, stdout: str, stderr: str, seconds: float, executable: str
+    ) -> CheckovResult:
+        # checkov exits 1 when any check fails; the report says which.
+        if code not in (0, 1):
+            raise CheckovFailedError(f"checkov exited {code}: {stderr.strip()[-2000:]}")
+        result = parse_report(stdout, self.names, seconds=seconds, files=self.files)
+        if any(not finding.guideline for finding in result.findings):
+            # With --skip-download checkov has no guideline URLs; its check list links each
+            # check's source, which says what it reads and why.
+            links = check_links(executable)
+            findings = [
+                finding
+                if finding.guideline
+                else dataclasses.replace(finding, guideline=links.get(finding.check_id, ""))
+                for finding in result.findings
+            ]
+            result = dataclasses.replace(result, findings=findings)
+        return result
 
 
 @functools.cache

@@ -8,10 +8,10 @@ from typing import Any
 
 from aistack.engine.graph import StackGraph
 from aistack.scan import gcp_iam, iam
-from aistack.scan.checkov import CheckovResult, run_checkov
+from aistack.scan.checkov import CheckovResult, run_checkov, run_checkov_many
 from aistack.scan.findings import DEFAULT_SKIPS, Finding, SkipList, Triage
 
-__all__ = ["ScanResult", "scan"]
+__all__ = ["ScanResult", "scan", "scan_many"]
 
 
 @dataclass
@@ -100,17 +100,34 @@ def scan(
     """checkov over the stack (a Terraform plan, and the Kubernetes objects), the IAM check
     of every policy document, and the schema check of every Kubernetes object, split by the
     skip list (None: nothing skipped)."""
+    checkov_result = run_checkov(graph, checkov=checkov_executable) if checkov else None
+    return _scan_result(graph, checkov_result, _skip_list(skips))
+
+
+def scan_many(
+    graphs: list[StackGraph],
+    *,
+    skips: SkipList | Path | str | None = DEFAULT_SKIPS,
+    checkov_executable: str | None = None,
+) -> list[ScanResult]:
+    """`scan` of each graph, with checkov run once for all of them (run_checkov_many)."""
+    skip_list = _skip_list(skips)
+    results = run_checkov_many(graphs, checkov=checkov_executable)
+    return [_scan_result(g, r, skip_list) for g, r in zip(graphs, results, strict=True)]
+
+
+def _skip_list(skips: SkipList | Path | str | None) -> SkipList:
+    if isinstance(skips, SkipList):
+        return skips
+    return SkipList.load(skips) if skips is not None else SkipList(())
+
+
+def _scan_result(
+    graph: StackGraph, checkov_result: CheckovResult | None, skip_list: SkipList
+) -> ScanResult:
     from aistack.k8s._versions import SUPPORTED_KUBERNETES
     from aistack.scan.kubernetes import kubernetes_documents, schema_findings
 
-    skip_list = (
-        skips
-        if isinstance(skips, SkipList)
-        else SkipList.load(skips)
-        if skips is not None
-        else SkipList(())
-    )
-    checkov_result = run_checkov(graph, checkov=checkov_executable) if checkov else None
     documents = iam.policy_documents(graph)
     k8s_documents = kubernetes_documents(graph)
     iam_findings = iam.check_graph(graph) + gcp_iam.check_graph(graph)

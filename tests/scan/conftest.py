@@ -1,8 +1,9 @@
 """The example stacks' graphs and their scans, computed once per test session.
 
-checkov takes about 6 s per stack (5 of them its own import), so the scans run once and
-are shared: under pytest-xdist the first worker computes them and the others read its
-file (the filelock pattern pytest-xdist documents, with fcntl instead of filelock).
+checkov takes about 6 s per stack (5 of them its own import), so the scans run once, in
+one checkov process (scan_many), and are shared: under pytest-xdist the first worker
+computes them and the others read its file (the filelock pattern pytest-xdist documents,
+with fcntl instead of filelock).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from aistack import engine
-from aistack.scan import Finding, scan
+from aistack.scan import Finding, scan_many
 from tests.scan import gcp_programs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,9 +61,9 @@ def _compute() -> dict:
     }
     for name, program in PROGRAMS.items():
         graphs[name] = engine.run(program, config=gcp_programs.CONFIG)
+    scans = scan_many(list(graphs.values()), skips=None)
     results = {}
-    for name, graph in graphs.items():
-        result = scan(graph, skips=None)
+    for name, result in zip(graphs, scans, strict=True):
         results[name] = {
             "summary": result.as_dict(),
             "findings": [finding.as_dict() for finding in result.findings],

@@ -1,0 +1,55 @@
+"""Run checkov over several directories in one process: `python checkov_batch.py OUT DIR...`.
+
+Run by checkov's own interpreter (aistack.scan.checkov.run_checkov_many), never imported by
+aistack: checkov lives in its own environment. Importing checkov takes about 5 s of its
+6 s per scan; a batch pays it once. Each directory gets a fresh `Checkov` with fresh runners for the
+two frameworks aistack uses; its JSON report is written to `OUT/<n>.json`, the
+exit code to `OUT/<n>.rc`, its time to `OUT/<n>.seconds`. Results equal one
+`checkov -d DIR` per directory (tests/scan/test_checkov_batch.py).
+"""
+
+import contextlib
+import io
+import sys
+import time
+from pathlib import Path
+
+
+def main(out: str, directories: list[str]) -> None:
+    from checkov.kubernetes.runner import Runner as KubernetesRunner
+    from checkov.main import Checkov
+    from checkov.terraform.plan_runner import Runner as PlanRunner
+
+    for index, directory in enumerate(directories):
+        report = io.StringIO()
+        started = time.monotonic()
+        with contextlib.redirect_stdout(report):
+            try:
+                checkov = Checkov(
+                    argv=[
+                        "-d",
+                        directory,
+                        "--framework",
+                        *(Path(directory) / "frameworks").read_text().split(),
+                        "--skip-download",
+                        "-o",
+                        "json",
+                    ]
+                )
+                # checkov's runners are module-level instances, and these two keep the
+                # definitions and graph of their first run (`if self.definitions is None`
+                # in their run()): each scan needs its own.
+                checkov.runners = [
+                    type(runner)() if isinstance(runner, (PlanRunner, KubernetesRunner)) else runner
+                    for runner in checkov.runners
+                ]
+                code = checkov.run()
+            except SystemExit as exit_:
+                code = exit_.code
+        (Path(out) / f"{index}.json").write_text(report.getvalue())
+        (Path(out) / f"{index}.rc").write_text(str(code if code is not None else 0))
+        (Path(out) / f"{index}.seconds").write_text(f"{time.monotonic() - started:.3f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
