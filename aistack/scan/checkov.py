@@ -139,6 +139,7 @@ def run_checkov_many(
         # -I: the script's directory (aistack/scan, whose kubernetes.py would shadow the
         # kubernetes package checkov imports) stays off sys.path.
         batch = [interpreter, "-I", str(Path(__file__).with_name("checkov_batch.py"))]
+        batch += [",".join(_LIST_ARGUMENTS)]
         completed = subprocess.run(
             [*batch, str(reports), *directories],
             capture_output=True,
@@ -151,6 +152,8 @@ def run_checkov_many(
             raise CheckovFailedError(
                 f"checkov's batch exited {completed.returncode}: {completed.stderr.strip()[-2000:]}"
             )
+        # The batch printed the check list too (its guideline links), saving a process.
+        _LISTINGS.setdefault(executable, (reports / "list.txt").read_text())
         results: list[CheckovResult] = []
         position = 0
         for job in jobs:
@@ -231,16 +234,20 @@ class _ScanJob:
         return result
 
 
+#: `checkov --list` output per executable, when a batch has already printed it.
+_LISTINGS: dict[str, str] = {}
+#: The frameworks aistack scans with: Terraform resource types and Kubernetes kinds.
+_LIST_ARGUMENTS = ("--list", "--framework", "terraform", "kubernetes")
+
+
 @functools.cache
 def _check_table(executable: str) -> tuple[tuple[str, str, str], ...]:
-    """(check id, entity type, link) rows of `checkov --list`'s table, for the two
-    frameworks aistack scans with (Terraform resource types, Kubernetes kinds)."""
-    listing = subprocess.run(
-        [executable, "--list", "--framework", "terraform", "kubernetes"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
+    """(check id, entity type, link) rows of `checkov --list`'s table."""
+    listing = _LISTINGS.get(executable)
+    if listing is None:
+        listing = subprocess.run(
+            [executable, *_LIST_ARGUMENTS], capture_output=True, text=True, check=False
+        ).stdout
     rows = []
     for line in listing.splitlines():
         cells = [cell.strip() for cell in line.split("|")]

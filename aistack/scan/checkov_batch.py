@@ -1,10 +1,12 @@
-"""Run checkov over several directories in one process: `python checkov_batch.py OUT DIR...`.
+"""Run checkov over several directories in one process:
+`python checkov_batch.py LIST_ARGS OUT DIR...`.
 
 Run by checkov's own interpreter (aistack.scan.checkov.run_checkov_many), never imported by
 aistack: checkov lives in its own environment. Importing checkov takes about 5 s of its
 6 s per scan; a batch pays it once. Each directory gets a fresh `Checkov` with fresh runners for the
 two frameworks aistack uses; its JSON report is written to `OUT/<n>.json`, the
-exit code to `OUT/<n>.rc`, its time to `OUT/<n>.seconds`. Results equal one
+exit code to `OUT/<n>.rc`, its time to `OUT/<n>.seconds`; `checkov <LIST_ARGS>` (comma
+separated, the check list) prints to `OUT/list.txt`. Results equal one
 `checkov -d DIR` per directory (tests/scan/test_checkov_batch.py).
 """
 
@@ -15,7 +17,7 @@ import time
 from pathlib import Path
 
 
-def main(out: str, directories: list[str]) -> None:
+def main(list_arguments: str, out: str, directories: list[str]) -> None:
     from checkov.kubernetes.runner import Runner as KubernetesRunner
     from checkov.main import Checkov
     from checkov.terraform.plan_runner import Runner as PlanRunner
@@ -50,6 +52,11 @@ def main(out: str, directories: list[str]) -> None:
         (Path(out) / f"{index}.rc").write_text(str(code if code is not None else 0))
         (Path(out) / f"{index}.seconds").write_text(f"{time.monotonic() - started:.3f}")
 
+    listing = io.StringIO()
+    with contextlib.redirect_stdout(listing), contextlib.suppress(SystemExit):
+        Checkov(argv=list_arguments.split(",")).run()
+    (Path(out) / "list.txt").write_text(listing.getvalue())
+
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    main(sys.argv[1], sys.argv[2], sys.argv[3:])

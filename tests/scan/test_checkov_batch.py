@@ -1,9 +1,12 @@
 """One checkov process for several stacks gives each the result its own process gives."""
 
+import subprocess
+
 import pulumi_aws as aws
 import pytest
 
 from aistack import engine
+from aistack.scan import checkov as checkov_module
 from aistack.scan import run_checkov, run_checkov_many
 from aistack.scan.checkov import _interpreter_of, find_checkov
 from tests.scan import gcp_programs
@@ -37,6 +40,17 @@ def test_a_batch_equals_one_process_per_stack(graphs):
     assert {f.resource for f in batch[1].findings} == {"loose-server"}
     assert {f.resource for f in batch[2].findings} == {"plain-bucket"}
     assert "plain-bucket" not in {f.resource for f in batch[0].findings}
+
+
+def test_the_batch_s_check_list_is_the_one_checkov_prints(graphs):
+    run_checkov_many(graphs[:1])
+    executable = find_checkov()
+    from_batch = checkov_module._LISTINGS[executable]
+    printed = subprocess.run(
+        [executable, *checkov_module._LIST_ARGUMENTS], capture_output=True, text=True, check=False
+    ).stdout
+    assert from_batch == printed
+    assert "CKV_K8S_43" in from_batch and "CKV_GCP_29" in from_batch
 
 
 def test_checkov_s_interpreter_is_read_from_its_script():
