@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from aistack import engine
-from aistack.scan import Finding, scan_many
-from tests.scan import gcp_programs
+from aistack.scan import Finding, scan, scan_many
+from tests.scan import gcp_programs, small_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = {
@@ -26,8 +26,17 @@ STACKS = {
     "gcp-guardrails": ROOT / "stacks" / "gcp-guardrails",
     "kubernetes": ROOT / "stacks" / "kubernetes",
 }
-#: Programs scanned as example stacks too: a team's first GCP stack.
-PROGRAMS = {"gcp-foundation": gcp_programs.foundation}
+#: Programs scanned in the same checkov batch, with their config: a team's first GCP stack
+#: (an example stack too), one compliant and one violating resource per mapped Google type
+#: (test_checkov_gcp.py), and the small programs of small_programs.py.
+PROGRAMS = {
+    "gcp-foundation": (gcp_programs.foundation, gcp_programs.CONFIG),
+    "gcp-mappings": (gcp_programs.mappings, gcp_programs.CONFIG),
+    "aws-plain": (small_programs.aws_bucket_and_template, small_programs.AWS_CONFIG),
+    "k8s-namespaces": (small_programs.kubernetes_namespaces, {}),
+}
+#: Scanned once more, each in a checkov process of its own, to prove the batch equal.
+ALONE = ("aws-plain", "k8s-namespaces")
 
 
 @pytest.fixture(scope="session")
@@ -55,20 +64,25 @@ def gcp_foundation_graph():
     return engine.run(gcp_programs.foundation, config=gcp_programs.CONFIG)
 
 
+def _record(result) -> dict:
+    return {
+        "summary": result.as_dict(),
+        "findings": [finding.as_dict() for finding in result.findings],
+        "passed": sorted(result.checkov.passed_checks) if result.checkov else [],
+        "resources": result.checkov.resource_count if result.checkov else 0,
+    }
+
+
 def _compute() -> dict:
     graphs = {
         name: engine.run_project(directory, stack="dev") for name, directory in STACKS.items()
     }
-    for name, program in PROGRAMS.items():
-        graphs[name] = engine.run(program, config=gcp_programs.CONFIG)
+    for name, (program, config) in PROGRAMS.items():
+        graphs[name] = engine.run(program, config=config)
     scans = scan_many(list(graphs.values()), skips=None)
-    results = {}
-    for name, result in zip(graphs, scans, strict=True):
-        results[name] = {
-            "summary": result.as_dict(),
-            "findings": [finding.as_dict() for finding in result.findings],
-            "passed": sorted(result.checkov.passed_checks) if result.checkov else [],
-        }
+    results = {name: _record(result) for name, result in zip(graphs, scans, strict=True)}
+    for name in ALONE:
+        results[f"{name} alone"] = _record(scan(graphs[name], skips=None))
     return results
 
 
@@ -78,11 +92,14 @@ class StackScan:
     findings: list[Finding]
     #: (check id, resource) of every checkov check that passed.
     passed: frozenset[tuple[str, str]] = frozenset()
+    #: How many resources checkov judged.
+    resources: int = 0
 
 
 @pytest.fixture(scope="session")
 def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
-    """Each example stack's scan summary and every finding (skip list not applied)."""
+    """Each example stack's and program's scan summary and every finding (skip list not
+    applied), from one checkov batch; `<name> alone` for the ALONE programs' own scans."""
     if worker_id == "master":
         data = _compute()
     else:
@@ -100,6 +117,7 @@ def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
             item["summary"],
             [Finding(**finding) for finding in item["findings"]],
             frozenset((check, resource) for check, resource in item["passed"]),
+            item["resources"],
         )
         for name, item in data.items()
     }

@@ -1,63 +1,55 @@
-"""One checkov process for several stacks gives each the result its own process gives."""
+"""One checkov process for several stacks (scan_many) gives each the result its own
+process gives. The session's batch (conftest) holds every example stack and program; the
+ALONE programs were also scanned in processes of their own."""
 
 import subprocess
 
-import pulumi_aws as aws
 import pytest
 
 from aistack import engine
 from aistack.scan import checkov as checkov_module
-from aistack.scan import run_checkov, run_checkov_many
+from aistack.scan import run_checkov_many
 from aistack.scan.checkov import _interpreter_of, find_checkov
-from tests.scan import gcp_programs
-from tests.scan.test_kubernetes_scan import _program as kubernetes_program
+from tests.scan import small_programs
+from tests.scan.conftest import ALONE
 
 
-def _same(result):
-    return (result.passed, result.resource_count, result.findings, result.passed_checks)
+@pytest.mark.parametrize("name", ALONE)
+def test_a_stack_in_the_batch_has_the_result_of_its_own_process(stack_scans, name):
+    batch, alone = stack_scans[name], stack_scans[f"{name} alone"]
+    assert (batch.summary, batch.findings, batch.passed, batch.resources) == (
+        alone.summary,
+        alone.findings,
+        alone.passed,
+        alone.resources,
+    )
 
 
-def _aws_program():
-    aws.s3.Bucket("plain-bucket")
+def test_each_stack_of_the_batch_was_judged_on_its_own_resources(stack_scans):
+    """checkov's runners keep their first run's definitions unless each scan gets fresh
+    ones: then every stack after the first would report the first's checks."""
+    assert {f.resource for f in stack_scans["k8s-namespaces"].findings} == {"loose-server"}
+    assert {f.resource for f in stack_scans["aws-plain"].findings} == {"plain", "open-imds"}
+    passed = {summary.summary["checkov"]["passed"] for summary in stack_scans.values()}
+    assert len(passed) > len(stack_scans) / 2  # not one stack's count repeated
 
 
-@pytest.fixture(scope="module")
-def graphs():
-    """Two plans and one set of Kubernetes objects: checkov's runners keep their first
-    run's definitions unless each scan gets fresh ones."""
-    return [
-        engine.run(gcp_programs.foundation, config=gcp_programs.CONFIG),
-        engine.run(kubernetes_program),
-        engine.run(_aws_program, config={"aws:region": "eu-west-1"}),
-    ]
-
-
-def test_a_batch_equals_one_process_per_stack(graphs):
-    batch = run_checkov_many(graphs)
-    alone = [run_checkov(graph) for graph in graphs]
-    assert [_same(r) for r in batch] == [_same(r) for r in alone]
-    # Each stack was judged, with failures of its own (not another's).
-    assert {f.resource for f in batch[1].findings} == {"loose-server"}
-    assert {f.resource for f in batch[2].findings} == {"plain-bucket"}
-    assert "plain-bucket" not in {f.resource for f in batch[0].findings}
-
-
-def test_the_batch_s_check_list_is_the_one_checkov_prints(graphs):
-    run_checkov_many(graphs[:1])
+def test_the_batch_s_check_list_is_the_one_checkov_prints():
     executable = find_checkov()
-    from_batch = checkov_module._LISTINGS[executable]
+    graph = engine.run(small_programs.aws_bucket_and_template, config=small_programs.AWS_CONFIG)
+    run_checkov_many([graph], checkov=executable)
     printed = subprocess.run(
         [executable, *checkov_module._LIST_ARGUMENTS], capture_output=True, text=True, check=False
     ).stdout
-    assert from_batch == printed
-    assert "CKV_K8S_43" in from_batch and "CKV_GCP_29" in from_batch
+    assert checkov_module._LISTINGS[executable] == printed
+    assert "CKV_K8S_43" in printed and "CKV_GCP_29" in printed
+
+
+def test_stacks_with_nothing_to_scan_start_no_checkov():
+    results = run_checkov_many([engine.run(lambda: None)] * 2, checkov="/nonexistent/checkov")
+    assert [(r.passed, r.resource_count, r.findings) for r in results] == [(0, 0, [])] * 2
 
 
 def test_checkov_s_interpreter_is_read_from_its_script():
     interpreter = _interpreter_of(find_checkov())
     assert interpreter is not None and "python" in interpreter
-
-
-def test_a_stack_with_nothing_to_scan_costs_no_checkov_run():
-    (result,) = run_checkov_many([engine.run(lambda: None)])
-    assert (result.passed, result.resource_count, result.findings) == (0, 0, [])

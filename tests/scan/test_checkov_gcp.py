@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from aistack import engine
-from aistack.scan import run_checkov, to_terraform_plan
+from aistack.scan import to_terraform_plan
 from aistack.scan.checkov import checked_types
 from tests.scan import gcp_programs
 
@@ -24,8 +24,9 @@ def mappings_graph():
 
 
 @pytest.fixture(scope="module")
-def mappings_result(mappings_graph):
-    return run_checkov(mappings_graph)
+def mappings_result(stack_scans):
+    """The program's checkov result, from the session's one checkov batch (conftest)."""
+    return stack_scans["gcp-mappings"]
 
 
 # (check id, resource suffix, what the check reads in the Terraform plan)
@@ -67,14 +68,14 @@ def test_the_check_passes_on_the_compliant_resource_and_fails_on_the_violating_o
     mappings_result, check, suffix, reads
 ):
     failed = {(f.check_id, f.resource) for f in mappings_result.findings}
-    assert (check, f"ok-{suffix}") in mappings_result.passed_checks, reads
+    assert (check, f"ok-{suffix}") in mappings_result.passed, reads
     assert (check, f"bad-{suffix}") in failed, reads
     assert (check, f"ok-{suffix}") not in failed
 
 
 def test_every_google_resource_of_the_program_reached_checkov(mappings_graph, mappings_result):
     custom = [r for r in mappings_graph.resources if r.custom and r.type.startswith("gcp:")]
-    assert mappings_result.resource_count == len(custom)
+    assert mappings_result.resources == len(custom)
 
 
 def test_emitted_google_types_that_checkov_checks_are_the_ones_it_names(mappings_graph):

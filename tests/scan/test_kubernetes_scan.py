@@ -8,53 +8,30 @@ import pulumi
 import pulumi_kubernetes as kubernetes
 import pytest
 
-from aistack import engine, k8s
+from aistack import engine
 from aistack.scan import scan
 from aistack.scan.kubernetes import SCAN_NAMESPACE_LABEL, kubernetes_documents, scoped_for_checkov
-from tests.k8s.conftest import GOVERNANCE
 from tests.k8s.test_checkov import SERVER
-
-
-def _deployment(name, namespace, spec):
-    return kubernetes.apps.v1.Deployment(
-        name, metadata={"name": "server", "namespace": namespace}, spec=spec
-    )
-
-
-def _program():
-    """A serving namespace with its default deny and a hardened server in it, and the same
-    server in a namespace without any policy."""
-    k8s.TeamNamespace(
-        "ml-serve",
-        {
-            "team": "ml",
-            "tier": "serve",
-            "gpus": 2,
-            "governance": GOVERNANCE,
-            "serviceAccounts": [{"name": "server"}],
-        },
-    )
-    _deployment("guarded-server", "ml-serve", SERVER["spec"])
-    kubernetes.core.v1.Namespace("elsewhere", metadata={"name": "elsewhere"})
-    _deployment("loose-server", "elsewhere", SERVER["spec"])
+from tests.scan import small_programs
 
 
 @pytest.fixture(scope="module")
-def result():
-    return scan(engine.run(_program), skips=None)
+def result(stack_scans):
+    """small_programs.kubernetes_namespaces, scanned in the session's checkov batch."""
+    return stack_scans["k8s-namespaces"]
 
 
 def test_checkov_runs_its_kubernetes_framework_on_the_stack_objects(result):
-    assert result.checkov.resource_count >= 9
-    assert ("CKV_K8S_43", "guarded-server") in result.checkov.passed_checks  # image digest
-    assert ("CKV_K8S_41", "ml-serve-sa-server") in result.checkov.passed_checks
+    assert result.resources >= 9
+    assert ("CKV_K8S_43", "guarded-server") in result.passed  # image digest
+    assert ("CKV_K8S_41", "ml-serve-sa-server") in result.passed
 
 
 def test_a_default_deny_covers_the_pods_of_its_own_namespace_only(result):
-    failed = {(f.check_id, f.resource) for f in result.checkov.findings}
+    failed = {(f.check_id, f.resource) for f in result.findings}
     assert ("CKV2_K8S_6", "loose-server") in failed
     assert ("CKV2_K8S_6", "guarded-server") not in failed
-    assert ("CKV2_K8S_6", "guarded-server") in result.checkov.passed_checks
+    assert ("CKV2_K8S_6", "guarded-server") in result.passed
 
 
 def test_checkov_reads_namespace_scoped_copies_not_changed_manifests():
@@ -74,20 +51,16 @@ def test_checkov_reads_namespace_scoped_copies_not_changed_manifests():
 
 
 def test_every_object_of_a_valid_stack_passes_both_kubernetes_versions(result):
-    assert result.k8s_versions == ("1.30", "1.37")
-    assert result.k8s_builtin == len(kubernetes_documents(engine.run(_program)))
-    assert result.schema_findings == []
+    kube = result.summary["kubernetes"]
+    assert kube["versions"] == ["1.30", "1.37"]
+    objects = kubernetes_documents(engine.run(small_programs.kubernetes_namespaces))
+    assert kube["builtin_objects"] == len(objects)
+    assert kube["failed"] == 0
+    assert [f for f in result.findings if f.tool == "schema"] == []
 
 
 def test_a_wrong_field_is_a_schema_finding_for_every_supported_version():
-    def program():
-        kubernetes.core.v1.ConfigMap(
-            "settings", metadata={"namespace": "team"}, data={"a": "b"}, opts=None
-        )
-        spec = {**SERVER["spec"], "replica": 2}  # spelt `replicas`
-        _deployment("typo-server", "team", spec)
-
-    found = scan(engine.run(program), skips=None, checkov=False)
+    found = scan(engine.run(small_programs.kubernetes_typo), skips=None, checkov=False)
     schema = [(f.check_id, f.resource, f.title.split(":")[0]) for f in found.schema_findings]
     assert schema == [
         ("K8S_SCHEMA", "typo-server", "Kubernetes 1.30"),
