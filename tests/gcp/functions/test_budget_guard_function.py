@@ -13,6 +13,8 @@ pool: duplicate symbol 'google.rpc.Status'", in either import order.
 from __future__ import annotations
 
 import ast
+import fcntl
+import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -34,8 +36,24 @@ def _case_names() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory) -> dict[str, str | None]:
-    report = tmp_path_factory.mktemp("budget-guard") / "cases.xml"
+def outcomes(tmp_path_factory, worker_id) -> dict[str, str | None]:
+    """Each case's failure text (None: passed), from one child run per test session: under
+    pytest-xdist the first worker runs it and the others read its file (as tests/scan's
+    conftest shares the checkov scans)."""
+    if worker_id == "master":
+        return _run_cases(tmp_path_factory.mktemp("budget-guard") / "cases.xml")
+    shared = tmp_path_factory.getbasetemp().parent
+    with open(shared / "aistack-budget-cases.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cache = shared / "aistack-budget-cases.json"
+        if cache.exists():
+            return json.loads(cache.read_text())
+        found = _run_cases(shared / "aistack-budget-cases.xml")
+        cache.write_text(json.dumps(found))
+        return found
+
+
+def _run_cases(report: Path) -> dict[str, str | None]:
     command = [
         sys.executable,
         "-m",
