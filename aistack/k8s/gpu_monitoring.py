@@ -467,10 +467,17 @@ class GpuMonitoring(pulumi.ComponentResource):
             )
         rules = _alert_rules(args)
         self.alert_names = [rule.alert for rule in rules]
+        # Who scrapes the exporter for these rules (AIS-C5-05 reads it): this component,
+        # the installer's own ServiceMonitor, or GKE's managed DCGM.
+        scraped_by = (
+            "gke-managed"
+            if exporter is None
+            else ("aistack" if self.scrape is not None else "installer")
+        )
         metadata: dict[str, Any] = {
             "name": f"{name}-gpu-alerts",
             "labels": labels,
-            "annotations": annotations,
+            "annotations": {**annotations, "aistack.dev/dcgm-scrape": scraped_by},
         }
         if args.platform == "prometheus-operator":
             group = RuleGroup(name="aistack-gpu", interval="1m", rules=rules)
