@@ -185,3 +185,36 @@ def test_c5_05_honor_labels_hides_the_exported_labels_the_alerts_select(
         _service_monitor(honor_labels)
 
     assert verdicts("AIS-C5-05", program) == {"hand": status}
+
+
+# ---- CrossGuard --------------------------------------------------------------------------
+
+
+def test_the_pack_judges_gpu_monitoring_like_aistack_check():
+    from aistack import engine, policy
+    from aistack.policy.crossguard import graph_from_policy_resources
+
+    from ...crossguard_resources import policy_resources
+
+    def program():
+        _team()
+        aistack_k8s.TeamNamespace(
+            "loose", {"team": "cv", "gpus": 2, "governance": GOVERNANCE, "namespace": "loose"}
+        )
+        _monitoring(platform="gke-managed-prometheus", namespaces=["ml-train"])
+        _prometheus_rule(IDLE.replace('exported_pod!=""', 'exported_namespace="other"'), "loose")
+
+    graph = engine.run(program)
+    rebuilt = graph_from_policy_resources(policy_resources(graph))
+    ids = ("AIS-C5-04", "AIS-T3-02", "AIS-C5-05")
+    rules = [r for r in policy.all_rules() if r.id in ids]
+    assert len(rules) == len(ids)
+    for rule in rules:
+        ours = {(f.resource_name, f.status) for f in rule.evaluate(graph)}
+        theirs = {(f.resource_name, f.status) for f in rule.evaluate(rebuilt)}
+        assert ours == theirs, rule.id
+        assert ("loose" if rule.id == "AIS-C5-05" else "loose-namespace", "non-compliant") in ours
+        assert (
+            "gpu-rules" if rule.id == "AIS-C5-05" else "ml-train-namespace",
+            "compliant",
+        ) in ours
