@@ -505,7 +505,7 @@ class GpuMonitoring(pulumi.ComponentResource):
 
 def _exporter(args: GpuMonitoringArgs) -> Exporter | None:
     if args.exporter == "gke-managed-dcgm":
-        return None  # GKE deploys and scrapes it (module docstring of the docs page).
+        return None  # GKE deploys and scrapes it (docs/components/k8s-gpu-monitoring.md).
     known = EXPORTERS[args.exporter]
     return Exporter(
         namespace=args.exporter_namespace or known.namespace,
