@@ -105,8 +105,9 @@ class Exporter(AistackModel):
 #: - GPU Operator v26.7.0: assets/state-dcgm-exporter/0400_service.yaml (Service
 #:   `nvidia-dcgm-exporter`, label app=nvidia-dcgm-exporter, port `gpu-metrics` 9400) and
 #:   0800_daemonset.yaml (pods app=nvidia-dcgm-exporter, container port `metrics` 9400); the
-#:   operator runs in the namespace it is installed to, `gpu-operator` in NVIDIA's install
-#:   guide (`helm install -n gpu-operator --create-namespace`).
+#:   operator runs in the namespace it is installed to, `gpu-operator` in its README.md
+#:   (`helm install ... -n gpu-operator --create-namespace`), labelled Pod Security
+#:   `privileged` (config/manager/manager.yaml).
 #: - dcgm-exporter chart 4.8.2 (tag 4.5.3-4.8.2): deployment/templates/service.yaml and
 #:   daemonset.yaml, port `metrics` (values service.port 9400), selector labels
 #:   app.kubernetes.io/name=dcgm-exporter (the chart name, _helpers.tpl selectorLabels)

@@ -218,3 +218,23 @@ def test_the_pack_judges_gpu_monitoring_like_aistack_check():
             "gpu-rules" if rule.id == "AIS-C5-05" else "ml-train-namespace",
             "compliant",
         ) in ours
+
+
+def test_team_namespaces_with_gpu_monitoring_pass_every_rule():
+    from aistack import engine, policy
+
+    def program():
+        _team()
+        aistack_k8s.TeamNamespace(
+            "ml-serve", {"team": "ml", "tier": "serve", "gpus": 2, "governance": GOVERNANCE}
+        )
+        _monitoring(selectorLabels={"release": "kube-prometheus-stack"})
+
+    graph = engine.run(program)
+    failed = [
+        (rule.id, f.resource_name, f.message)
+        for rule in policy.all_rules()
+        for f in rule.evaluate(graph)
+        if f.status == "non-compliant"
+    ]
+    assert failed == []
