@@ -102,6 +102,11 @@ CLUSTER_SCOPED = frozenset(
         "karpenter.sh/v1:NodePool",
         "karpenter.sh/v1:NodeClaim",
         "karpenter.k8s.aws/v1:EC2NodeClass",
+        # prometheus-engine charts/operator/crds at v0.17.2: scope Cluster.
+        "monitoring.googleapis.com/v1:ClusterPodMonitoring",
+        "monitoring.googleapis.com/v1:ClusterNodeMonitoring",
+        "monitoring.googleapis.com/v1:ClusterRules",
+        "monitoring.googleapis.com/v1:GlobalRules",
     }
 )
 

@@ -18,6 +18,8 @@ _EXPORTS = {
     "TeamNamespaceArgs": "aistack.k8s.team_namespace",
     "WorkloadAccount": "aistack.k8s.team_namespace",
     "EgressAllow": "aistack.k8s.team_namespace",
+    "GpuMonitoring": "aistack.k8s.gpu_monitoring",
+    "GpuMonitoringArgs": "aistack.k8s.gpu_monitoring",
 }
 
 __all__ = sorted(_EXPORTS)

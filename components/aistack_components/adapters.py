@@ -44,6 +44,7 @@ from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
 from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
+from aistack.k8s.gpu_monitoring import GpuMonitoring
 from aistack.k8s.team_namespace import TeamNamespace
 from aistack_components.args import (
     AwsAuditTrailArgs,
@@ -62,6 +63,7 @@ from aistack_components.args import (
     GcpGpuQuotaArgs,
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
+    K8sGpuMonitoringArgs,
     K8sTeamNamespaceArgs,
 )
 from aistack_components.codegen import WIRING
@@ -638,6 +640,13 @@ class K8sTeamNamespace(_Adapter, args=K8sTeamNamespaceArgs, component=TeamNamesp
         return TeamNamespace(name, args, opts, identities=wiring["identities"])
 
 
+class K8sGpuMonitoring(_Adapter, args=K8sGpuMonitoringArgs, component=GpuMonitoring):
+    """DCGM exporter scraping (Prometheus Operator or GKE Managed Prometheus) and alert
+    rules on idle GPUs (C5), GPU starvation (T3) and Kueue queue wait."""
+
+    alert_names: pulumi.Output[list[str]]
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -656,4 +665,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpBudgetGuard,
     GcpGpuQuota,
     K8sTeamNamespace,
+    K8sGpuMonitoring,
 ]

@@ -1744,3 +1744,179 @@ class K8sTeamNamespaceArgs(TypedDict):
     IAM role ARN (AwsWorkloadIdentity roleArns[...]) for eks-irsa and eks-pod-identity. The
     names are plain: they are checked against serviceAccounts.
     """
+
+
+class K8sGpuMonitoringPlatform(enum.StrEnum):
+    PROMETHEUS_OPERATOR = "prometheus-operator"
+    GKE_MANAGED_PROMETHEUS = "gke-managed-prometheus"
+
+
+class K8sGpuMonitoringExporter(enum.StrEnum):
+    GPU_OPERATOR = "gpu-operator"
+    DCGM_EXPORTER_CHART = "dcgm-exporter-chart"
+    GKE_MANAGED_DCGM = "gke-managed-dcgm"
+
+
+class K8sGpuMonitoringScrapeKind(enum.StrEnum):
+    SERVICE_MONITOR = "ServiceMonitor"
+    POD_MONITOR = "PodMonitor"
+
+
+class K8sIdleGpuAlertSeverity(enum.StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+class K8sIdleGpuAlert(TypedDict):
+    """`AistackGpuIdle` (C5): GPUs held by a pod that did nothing for a whole window."""
+
+    enabled: NotRequired[bool]
+    """bool(x) -> bool Default: true."""
+    threshold_percent: NotRequired[float]
+    """A GPU whose highest DCGM_FI_DEV_GPU_UTIL over the window stays below this is idle.
+    Default 1 %: not one busy sample in the window. Default: 1.0.
+    """
+    window: NotRequired[str]
+    """The window (range selector). Default 30m. Default: "30m"."""
+    for_duration: NotRequired[str]
+    """How long the condition holds before the alert fires. Default 5m. Default: "5m"."""
+    severity: NotRequired[K8sIdleGpuAlertSeverity]
+    """Default: "warning"."""
+
+
+class K8sStarvationAlertSeverity(enum.StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+class K8sStarvationAlert(TypedDict):
+    """`AistackGpuStarved` (T3): a running workload's GPUs are busy only part of the time,
+    usually waiting on input (data loading, preprocessing, a remote bucket).
+    """
+
+    enabled: NotRequired[bool]
+    """bool(x) -> bool Default: true."""
+    threshold_percent: NotRequired[float]
+    """A pod whose GPUs average below this utilisation over the window is starved. Default 40
+    %. Default: 40.0.
+    """
+    window: NotRequired[str]
+    """The averaging window. Default 30m. Default: "30m"."""
+    for_duration: NotRequired[str]
+    """How long before the alert fires. Default 10m. Default: "10m"."""
+    severity: NotRequired[K8sStarvationAlertSeverity]
+    """Default: "warning"."""
+
+
+class K8sQueueWaitAlertSeverity(enum.StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+class K8sQueueWaitAlert(TypedDict):
+    """`AistackQueueWaitHigh` and `AistackQueueStalled`: work waits in Kueue (its metrics:
+    kueue_admission_wait_time_seconds, kueue_pending_workloads,
+    kueue_admitted_workloads_total, pkg/metrics/metrics.go and
+    site/content/en/docs/reference/metrics.md at v0.19.2).
+    """
+
+    enabled: NotRequired[bool]
+    """bool(x) -> bool Default: true."""
+    max_wait_seconds: NotRequired[int]
+    """AistackQueueWaitHigh fires when the quantile of admission wait over the window is above
+    this. Default 3600 (an hour). Default: 3600.
+    """
+    quantile: NotRequired[float]
+    """The wait quantile. Default 0.9. Default: 0.9."""
+    window: NotRequired[str]
+    """The rate window. Default 1h. Default: "1h"."""
+    stalled_for: NotRequired[str]
+    """AistackQueueStalled fires when a ClusterQueue has pending workloads and admitted none
+    for this long. Default 30m. Default: "30m".
+    """
+    cluster_queues: NotRequired[list[str]]
+    """The ClusterQueues watched (k8s.TrainingQueue names its own). Default: all. Default: []."""
+    severity: NotRequired[K8sQueueWaitAlertSeverity]
+    """Default: "warning"."""
+
+
+class K8sGpuMonitoringArgs(TypedDict):
+    """The inputs of K8sGpuMonitoring: its configuration, validated into
+    aistack.k8s.gpu_monitoring.GpuMonitoringArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    platform: K8sGpuMonitoringPlatform
+    """The monitoring stack: 'prometheus-operator' (ServiceMonitor/PodMonitor, PrometheusRule)
+    or 'gke-managed-prometheus' (PodMonitoring, ClusterRules).
+    """
+    exporter: NotRequired[K8sGpuMonitoringExporter]
+    """Who installed the DCGM exporter: 'gpu-operator' (NVIDIA GPU Operator),
+    'dcgm-exporter-chart' (NVIDIA's Helm chart) or 'gke-managed-dcgm' (GKE's managed DCGM
+    metrics package, which GKE scrapes itself: no scrape object is created). Default:
+    "gpu-operator".
+    """
+    exporter_namespace: NotRequired[str]
+    """The exporter's namespace. Default: gpu-operator (GPU Operator) or dcgm-exporter (the
+    chart's release namespace).
+    """
+    exporter_labels: NotRequired[dict[str, str]]
+    """Labels selecting the exporter's Service (ServiceMonitor) or pods (PodMonitor,
+    PodMonitoring). Default: the installer's (see docs).
+    """
+    exporter_port: NotRequired[str]
+    """The port's name: the Service port for a ServiceMonitor, the container port otherwise.
+    Default: the installer's (gpu-metrics / metrics).
+    """
+    scrape: NotRequired[bool]
+    """Create the scrape object. False when the installer's own ServiceMonitor already scrapes
+    the exporter (GPU Operator dcgmExporter.serviceMonitor.enabled, the chart's
+    serviceMonitor.enabled): two scrapes double every series and every alert. Default: true.
+    """
+    scrape_kind: NotRequired[K8sGpuMonitoringScrapeKind]
+    """prometheus-operator only: scrape through the exporter's Service (ServiceMonitor,
+    default) or its pods (PodMonitor). Default: "ServiceMonitor".
+    """
+    scrape_interval: NotRequired[str]
+    """Scrape interval. Default 15s, the GPU Operator's and the chart's. Default: "15s"."""
+    scrape_timeout: NotRequired[str]
+    """Default 10s. Default: "10s"."""
+    rules_namespace: NotRequired[str]
+    """prometheus-operator: the PrometheusRule's namespace (one the Prometheus'
+    ruleNamespaceSelector selects). Default: the exporter's namespace. GMP's ClusterRules
+    are cluster-scoped.
+    """
+    selector_labels: NotRequired[dict[str, str]]
+    """Labels the Prometheus selects monitors and rules by (serviceMonitorSelector,
+    ruleSelector; kube-prometheus-stack: {'release': '<release name>'}). Added to every
+    object. Default: {}.
+    """
+    namespaces: NotRequired[list[str]]
+    """The workload namespaces the GPU alerts watch (TeamNamespace names). Default: every
+    namespace. Default: [].
+    """
+    idle: NotRequired[K8sIdleGpuAlert]
+    """`AistackGpuIdle` (C5): GPUs held by a pod that did nothing for a whole window. Default:
+    its own defaults.
+    """
+    starvation: NotRequired[K8sStarvationAlert]
+    """`AistackGpuStarved` (T3): a running workload's GPUs are busy only part of the time,
+    usually waiting on input (data loading, preprocessing, a remote bucket). Default: its
+    own defaults.
+    """
+    queue_wait: NotRequired[K8sQueueWaitAlert]
+    """`AistackQueueWaitHigh` and `AistackQueueStalled`: work waits in Kueue (its metrics:
+    kueue_admission_wait_time_seconds, kueue_pending_workloads,
+    kueue_admitted_workloads_total,     pkg/metrics/metrics.go and
+    site/content/en/docs/reference/metrics.md at v0.19.2). Default: its own defaults.
+    """
+    alert_labels: NotRequired[dict[str, str]]
+    """Extra labels on every alert, for Alertmanager routing (e.g. {'team': 'ml'}). Keys are
+    Prometheus label names. Default: {}.
+    """
+    runbook_url: NotRequired[str]
+    """A link set as every alert's runbook_url annotation."""
