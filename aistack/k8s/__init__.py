@@ -18,6 +18,8 @@ _EXPORTS = {
     "TeamNamespaceArgs": "aistack.k8s.team_namespace",
     "WorkloadAccount": "aistack.k8s.team_namespace",
     "EgressAllow": "aistack.k8s.team_namespace",
+    "TrainingJobTemplate": "aistack.k8s.training_job_template",
+    "TrainingJobTemplateArgs": "aistack.k8s.training_job_template",
 }
 
 __all__ = sorted(_EXPORTS)
