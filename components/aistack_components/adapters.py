@@ -45,6 +45,7 @@ from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.team_namespace import TeamNamespace
+from aistack.k8s.training_job_template import TrainingJobTemplate
 from aistack_components.args import (
     AwsAuditTrailArgs,
     AwsBudgetGuardArgs,
@@ -63,6 +64,7 @@ from aistack_components.args import (
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
     K8sTeamNamespaceArgs,
+    K8sTrainingJobTemplateArgs,
 )
 from aistack_components.codegen import WIRING
 from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef, waiting_for
@@ -638,6 +640,19 @@ class K8sTeamNamespace(_Adapter, args=K8sTeamNamespaceArgs, component=TeamNamesp
         return TeamNamespace(name, args, opts, identities=wiring["identities"])
 
 
+class K8sTrainingJobTemplate(
+    _Adapter, args=K8sTrainingJobTemplateArgs, component=TrainingJobTemplate
+):
+    """A training Job (one node) or JobSet (several) as a template in a ConfigMap of the
+    team namespace, and the command that submits a run of it to the team's Kueue queue.
+    From other languages `namespace` is required (a K8sTeamNamespace's namespaceName)."""
+
+    config_map_name: pulumi.Output[str]
+    namespace: pulumi.Output[str]
+    submit_command: pulumi.Output[str]
+    """Submits one run: set RUN_ID and SEED, run it where git and the config file are."""
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -656,4 +671,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpBudgetGuard,
     GcpGpuQuota,
     K8sTeamNamespace,
+    K8sTrainingJobTemplate,
 ]

@@ -56,6 +56,10 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpBudgetGuard": ("aistack.gcp.budget_guard", "BudgetGuardArgs"),
     "GcpGpuQuota": ("aistack.gcp.gpu_quota", "GpuQuotaArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
+    "K8sTrainingJobTemplate": (
+        "aistack.k8s.training_job_template",
+        "TrainingJobTemplateArgs",
+    ),
 }
 
 Wiring = tuple[str, str, bool, str]
