@@ -331,7 +331,6 @@ class TrainingJobTemplate(pulumi.ComponentResource):
                 ),
             },
             data=self.namespace.apply(data),
-            immutable=False,
             opts=child_opts(self, depends_on=[team] if team is not None else None),
         )
         self.config_map_name = self.config_map.metadata.apply(lambda meta: str(meta.name))

@@ -142,6 +142,22 @@ def test_one_node_renders_a_job_and_several_a_leader_worker_jobset(job, jobset):
     assert (env["AISTACK_ROLE"], env["AISTACK_NUM_NODES"]) == ("worker", "4")
 
 
+def test_the_longest_run_name_keeps_jobsets_pod_names_legal(run):
+    # JobSet names pods <jobset>-<replicatedJob>-<jobIndex>-<podIndex>-<5 random> and its
+    # webhook refuses one past 63 (jobset v0.12.0 pkg/webhooks/jobset_webhook.go); the
+    # JobSet's own name is the prefix plus generateName's 5 characters.
+    prefix = "a" * 30
+    document = _template(_graph(team_gpus=1000, runName=prefix, nodes=1000, gpusPerNode=1))
+    workers = document["spec"]["replicatedJobs"][1]
+    longest = (
+        f"{prefix}xxxxx-{workers['name']}-0-{workers['template']['spec']['completions'] - 1}-abcde"
+    )
+    assert len(longest) <= 63
+    with pytest.raises(ConfigError) as error:
+        run(_program(runName="a" * 31))
+    assert error.value.fields == ["llama.runName"]
+
+
 def test_every_run_gets_a_generated_name_so_it_can_be_submitted_again(job, jobset):
     for document in (job, jobset):
         assert document["metadata"]["generateName"] == "llama-"
