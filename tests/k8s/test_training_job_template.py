@@ -653,3 +653,27 @@ def test_the_submit_command_creates_nothing_without_clean_run_values(
 def test_the_template_in_the_configmap_is_plain_json_kubectl_reads(job_graph):
     text = manifest(job_graph.named("llama-template"))["data"][DATA_KEY]
     assert json.loads(text) == yaml.safe_load(text)
+
+
+# ---- aistack check -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["job_graph", "jobset_graph"])
+def test_a_team_namespace_with_a_template_fails_no_rule(request, which):
+    from aistack import policy
+
+    graph = request.getfixturevalue(which)
+    failed = [
+        (rule.id, finding.resource_name, finding.message)
+        for rule in policy.all_rules()
+        for finding in rule.evaluate(graph)
+        if finding.status == "non-compliant"
+    ]
+    assert failed == []
+    judged = {
+        rule.id
+        for rule in policy.all_rules()
+        for finding in rule.evaluate(graph)
+        if finding.resource_name == "llama-template" and finding.status == "compliant"
+    }
+    assert {"AIS-T2-02", "AIS-T5-02", "AIS-D3-02", "AIS-T1-02", "AIS-E1-06", "AIS-D4-02"} <= judged
