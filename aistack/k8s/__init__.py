@@ -20,6 +20,8 @@ _EXPORTS = {
     "EgressAllow": "aistack.k8s.team_namespace",
     "GpuMonitoring": "aistack.k8s.gpu_monitoring",
     "GpuMonitoringArgs": "aistack.k8s.gpu_monitoring",
+    "TrainingJobTemplate": "aistack.k8s.training_job_template",
+    "TrainingJobTemplateArgs": "aistack.k8s.training_job_template",
 }
 
 __all__ = sorted(_EXPORTS)

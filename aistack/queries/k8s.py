@@ -10,6 +10,7 @@ resourceVersion, ...), so the result is what `kubectl apply` would take.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -28,6 +29,9 @@ __all__ = [
     "builtin_manifests",
     "custom_manifests",
     "is_builtin",
+    "job_templates",
+    "JobTemplate",
+    "pod_specs",
     "is_k8s_object",
     "manifest",
     "metadata_of",
@@ -185,3 +189,68 @@ def parse_quantity(text: str | int | float) -> Decimal:
     if suffix:
         return number * (Decimal(10) ** int(suffix[1:]))
     return number
+
+
+# ---- job templates ------------------------------------------------------------------------
+
+#: Kinds a job template may hold (k8s.TrainingJobTemplate renders one or the other).
+TEMPLATE_KINDS = {("batch/v1", "Job"), ("jobset.x-k8s.io/v1alpha2", "JobSet")}
+
+
+@dataclass(frozen=True)
+class JobTemplate:
+    """A Job or JobSet kept in a ConfigMap to be submitted later (a Job in the stack would
+    make `pulumi up` wait for it to finish): the ConfigMap, the data key, the object."""
+
+    config_map: Resource
+    key: str
+    document: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.document.get("kind"))
+
+    @property
+    def name(self) -> str:
+        meta = self.document.get("metadata") or {}
+        return str(meta.get("name") or meta.get("generateName") or self.key)
+
+
+def job_templates(graph: StackGraph) -> list[JobTemplate]:
+    """Every Job or JobSet held in a ConfigMap's data (JSON or YAML), whoever wrote it."""
+    import json
+
+    import yaml
+
+    found = []
+    for config_map in graph.of_type(CONFIG_MAP):
+        data = revealed(config_map.inputs.get("data")) or {}
+        if not isinstance(data, dict):
+            continue
+        for key, text in sorted(data.items()):
+            if not isinstance(text, str) or "kind" not in text:
+                continue
+            try:
+                document = json.loads(text)
+            except ValueError:
+                try:
+                    document = yaml.safe_load(text)
+                except yaml.YAMLError:
+                    continue
+            if isinstance(document, dict) and (
+                (document.get("apiVersion"), document.get("kind")) in TEMPLATE_KINDS
+            ):
+                found.append(JobTemplate(config_map, key, document))
+    return found
+
+
+def pod_specs(document: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(Job spec, pod spec) for a Job, or for each replicated Job of a JobSet."""
+    if document.get("kind") == "Job":
+        jobs = [document.get("spec") or {}]
+    else:
+        jobs = [
+            (replicated.get("template") or {}).get("spec") or {}
+            for replicated in (document.get("spec") or {}).get("replicatedJobs") or []
+        ]
+    return [(job, (job.get("template") or {}).get("spec") or {}) for job in jobs]

@@ -46,6 +46,7 @@ from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
 from aistack.k8s.team_namespace import TeamNamespace
+from aistack.k8s.training_job_template import TrainingJobTemplate
 from aistack_components.args import (
     AwsAuditTrailArgs,
     AwsBudgetGuardArgs,
@@ -65,6 +66,7 @@ from aistack_components.args import (
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
     K8sTeamNamespaceArgs,
+    K8sTrainingJobTemplateArgs,
 )
 from aistack_components.codegen import WIRING
 from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef, waiting_for
@@ -647,6 +649,19 @@ class K8sGpuMonitoring(_Adapter, args=K8sGpuMonitoringArgs, component=GpuMonitor
     alert_names: pulumi.Output[list[str]]
 
 
+class K8sTrainingJobTemplate(
+    _Adapter, args=K8sTrainingJobTemplateArgs, component=TrainingJobTemplate
+):
+    """A training Job (one node) or JobSet (several) as a template in a ConfigMap of the
+    team namespace, and the command that submits a run of it to the team's Kueue queue.
+    From other languages `namespace` is required (a K8sTeamNamespace's namespaceName)."""
+
+    config_map_name: pulumi.Output[str]
+    namespace: pulumi.Output[str]
+    submit_command: pulumi.Output[str]
+    """Submits one run: set RUN_ID and SEED, run it where git and the config file are."""
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -666,4 +681,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpGpuQuota,
     K8sTeamNamespace,
     K8sGpuMonitoring,
+    K8sTrainingJobTemplate,
 ]

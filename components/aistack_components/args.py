@@ -1920,3 +1920,120 @@ class K8sGpuMonitoringArgs(TypedDict):
     """
     runbook_url: NotRequired[str]
     """A link set as every alert's runbook_url annotation."""
+
+
+class K8sTrainingJobTemplateCheckpointSignal(enum.StrEnum):
+    TERM = "TERM"
+    USR1 = "USR1"
+    USR2 = "USR2"
+
+
+class K8sTrainingJobTemplateArgs(TypedDict):
+    """The inputs of K8sTrainingJobTemplate: its configuration, validated into
+    aistack.k8s.training_job_template.TrainingJobTemplateArgs as a Python caller's is, and
+    its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    queue: str
+    """The team's Kueue LocalQueue (k8s.TrainingQueue's `local_queue_names`): the
+    `kueue.x-k8s.io/queue-name` label. Required: aistack always queues.
+    """
+    service_account: str
+    """The trainer's ServiceAccount in the namespace (one of k8s.TeamNamespace's
+    `serviceAccounts`), which carries its cloud identity.
+    """
+    namespace: NotRequired[str]
+    """The team namespace. Default: the `team=` TeamNamespace's."""
+    run_name: NotRequired[str]
+    """Prefix of each run's object name (`metadata.generateName`, at most 30 characters,
+    starting with a letter). Default: the component's name.
+    """
+    image: str
+    """Training image by digest (E1): repo@sha256:<64 hex>."""
+    command: NotRequired[list[str]]
+    """The trainer's command; it runs as PID 1, which the preStop hook signals. Default:
+    ["python", "-m", "train"].
+    """
+    args: NotRequired[list[str]]
+    """Arguments after the command. Default: []."""
+    nodes: NotRequired[int]
+    """Nodes (pods) per run. 1 renders a batch/v1 Job; more renders a JobSet with one leader
+    and nodes-1 workers, reachable by name through the headless Service JobSet creates.
+    Default: 1.
+    """
+    gpus_per_node: int
+    """GPUs per pod (requests = limits)."""
+    gpu_resource: NotRequired[str]
+    """The device plugin's extended resource. Default: "nvidia.com/gpu"."""
+    cpu: NotRequired[str]
+    """CPU per pod (requests = limits). Default: "8"."""
+    memory: NotRequired[str]
+    """Memory per pod (requests = limits). /dev/shm is memory-backed and counts against it.
+    Default: "64Gi".
+    """
+    max_runtime_minutes: int
+    """Hard wall-clock limit of a run (T5): the Job's activeDeadlineSeconds and Kueue's max
+    execution time. Required: a run without a limit bills until someone notices.
+    """
+    max_retries: NotRequired[int]
+    """Failures retried that are not disruptions (T2): the Job's backoffLimit, or the JobSet's
+    maxRestarts. Preemptions and evictions are not counted. Default: 3.
+    """
+    checkpoint_uri: str
+    """Where runs write checkpoints (gs://, s3://...): each run under <uri>/<run id>, which
+    AISTACK_RUN_CHECKPOINT_URI names (T1, E5).
+    """
+    dataset_uri: str
+    """The dataset's location, unversioned."""
+    dataset_version: str
+    """The dataset version every run of this template reads (D4): appended to the dataset URI
+    and the cache path, and labelled on the run.
+    """
+    dataset_cache_gib: NotRequired[int]
+    """Node-local dataset and checkpoint cache (emptyDir sizeLimit, D3). Put the pool's NVMe
+    under the kubelet (GKE local SSD ephemeral storage, Karpenter instanceStorePolicy RAID0)
+    and keep this below what a node has. Default: 200.
+    """
+    tmp_gib: NotRequired[int]
+    """/tmp (emptyDir sizeLimit). Default: 10."""
+    home_gib: NotRequired[int]
+    """The writable home for ~/.cache and friends (emptyDir sizeLimit). Default: 20."""
+    shared_memory_gib: NotRequired[int]
+    """/dev/shm for NCCL and data loader workers (emptyDir medium Memory). Default: 16."""
+    termination_grace_seconds: NotRequired[int]
+    """terminationGracePeriodSeconds. Default 15: what GKE Spot gives non-system pods; more has
+    no effect there. AWS Spot gives 2 minutes from the notice, less what Karpenter's drain
+    takes. Default: 15.
+    """
+    checkpoint_signal: NotRequired[K8sTrainingJobTemplateCheckpointSignal]
+    """The signal the preStop hook sends PID 1 when the pod is stopped (preemption, Spot
+    reclaim, drain): the trainer writes a checkpoint and exits. The hook then holds the
+    kubelet's SIGTERM off until the grace period ends, so the trainer is signalled once.
+    Named to the trainer in AISTACK_CHECKPOINT_SIGNAL. Default: "TERM".
+    """
+    run_as_user: NotRequired[int]
+    """UID (and GID) the trainer runs as: non-root, above the range images give system users.
+    Default: 10001.
+    """
+    api_token: NotRequired[bool]
+    """Mount the ServiceAccount's Kubernetes API token into the pods. Off: a trainer does not
+    call the API server (C6). Default: false.
+    """
+    priority_class: NotRequired[str]
+    """A Kueue WorkloadPriorityClass (`kueue.x-k8s.io/priority-class`)."""
+    environment: NotRequired[dict[str, str]]
+    """Extra environment (no secrets: the cloud identity gives credentials). AISTACK_* names
+    are the template's own. Default: {}.
+    """
+    tracker_uri: NotRequired[str]
+    """Experiment tracker, as AISTACK_TRACKER_URI."""
+    keep_finished_hours: NotRequired[int]
+    """Finished runs (and their pods' logs) are deleted after this (ttlSecondsAfterFinished).
+    Default: 72.
+    """
+    config_file: NotRequired[str]
+    """The run configuration the submit command hashes into AISTACK_CONFIG_HASH. Default:
+    "config.yaml".
+    """

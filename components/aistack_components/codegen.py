@@ -57,6 +57,10 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpGpuQuota": ("aistack.gcp.gpu_quota", "GpuQuotaArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
+    "K8sTrainingJobTemplate": (
+        "aistack.k8s.training_job_template",
+        "TrainingJobTemplateArgs",
+    ),
 }
 
 Wiring = tuple[str, str, bool, str]

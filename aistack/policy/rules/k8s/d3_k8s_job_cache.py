@@ -1,0 +1,44 @@
+"""AIS-D3-02: job templates cache data on node-local disk, bounded: a disk-backed
+`emptyDir` with a `sizeLimit`, every emptyDir sized, and an `ephemeral-storage` request so
+the scheduler places the pod on a node that has the disk (Kubernetes docs, "Local
+ephemeral storage"). The disk is the node's NVMe where the pool puts it under the kubelet
+(GKE local SSD ephemeral storage, Karpenter instanceStorePolicy RAID0)."""
+
+from aistack.policy import fail, ok, rule
+from aistack.queries.k8s import job_templates, pod_specs
+
+
+def _problems(document):
+    problems = []
+    for _, pod in pod_specs(document):
+        dirs = [v for v in pod.get("volumes") or [] if "emptyDir" in v]
+        disk = [v for v in dirs if (v["emptyDir"] or {}).get("medium", "") != "Memory"]
+        unsized = [v.get("name") for v in dirs if not (v["emptyDir"] or {}).get("sizeLimit")]
+        if not disk:
+            problems.append("no node-local emptyDir cache")
+        if unsized:
+            problems.append(f"emptyDir {unsized} has no sizeLimit")
+        for container in pod.get("containers") or []:
+            requests = (container.get("resources") or {}).get("requests") or {}
+            if disk and "ephemeral-storage" not in requests:
+                name = container.get("name")
+                problems.append(f"container {name!r} requests no ephemeral-storage")
+    return sorted(set(problems))
+
+
+@rule(
+    id="AIS-D3-02",
+    checklist=["D3"],
+    info="Job templates cache on a sized node-local emptyDir and request the disk.",
+    why="Reading a dataset from object storage every epoch starves the GPUs; an unbounded "
+    "cache fills the node's disk and gets every pod on it evicted.",
+    fix="Render the template with k8s.TrainingJobTemplate (datasetCacheGib).",
+)
+def check(graph):
+    for template in job_templates(graph):
+        where = f"{template.kind} template {template.name!r} ({template.key})"
+        problems = _problems(template.document)
+        if problems:
+            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
+        else:
+            yield ok(template.config_map, f"{where} caches on sized node-local disk.")

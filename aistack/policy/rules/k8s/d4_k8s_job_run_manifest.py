@@ -1,0 +1,46 @@
+"""AIS-D4-02: every run of a job template records its run manifest: the dataset version,
+run id, seed, code commit and config hash in the trainer's environment (the AISTACK_* names
+aws.TrainingPool's jobs use), so results can be traced to data, code and configuration."""
+
+from aistack.policy import fail, ok, rule
+from aistack.queries.k8s import job_templates, pod_specs
+
+RUN_MANIFEST = (
+    "AISTACK_DATASET_VERSION",
+    "AISTACK_RUN_ID",
+    "AISTACK_SEED",
+    "AISTACK_CODE_COMMIT",
+    "AISTACK_CONFIG_HASH",
+)
+#: Values that name no version.
+_FLOATING = {"", "latest", "current"}
+
+
+def _problems(document):
+    problems = []
+    for _, pod in pod_specs(document):
+        for container in pod.get("containers") or []:
+            env = {e.get("name"): e.get("value") for e in container.get("env") or []}
+            missing = [k for k in RUN_MANIFEST if str(env.get(k) or "").lower() in _FLOATING]
+            if missing:
+                problems.append(f"container {container.get('name')!r} lacks {missing}")
+    return sorted(set(problems))
+
+
+@rule(
+    id="AIS-D4-02",
+    checklist=["D4", "E3", "E4"],
+    info="Job templates pass the dataset version, run id, seed, commit and config hash.",
+    why="A result whose data version, seed, code and configuration are unknown cannot be "
+    "reproduced or trusted.",
+    fix="Render the template with k8s.TrainingJobTemplate (datasetVersion; the submit "
+    "command fills in the run's values).",
+)
+def check(graph):
+    for template in job_templates(graph):
+        where = f"{template.kind} template {template.name!r} ({template.key})"
+        problems = _problems(template.document)
+        if problems:
+            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
+        else:
+            yield ok(template.config_map, f"{where} records its run manifest.")

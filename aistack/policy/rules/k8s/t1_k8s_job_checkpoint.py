@@ -1,0 +1,47 @@
+"""AIS-T1-02: job templates give the trainer a checkpoint URI and a chance to write a
+final checkpoint when stopped: AISTACK_CHECKPOINT_URI in every container's environment, a
+preStop hook (which signals the trainer), and a terminationGracePeriodSeconds no longer
+than Spot gives (AWS: a 2-minute notice; GKE Spot: 15 s for non-system pods, GKE docs
+"Spot VMs"), since a longer one is cut off anyway and hides that the trainer is too slow."""
+
+from aistack.policy import fail, ok, rule
+from aistack.queries.k8s import job_templates, pod_specs
+
+MAX_GRACE_SECONDS = 120
+
+
+def _problems(document):
+    problems = []
+    for _, pod in pod_specs(document):
+        grace = pod.get("terminationGracePeriodSeconds")
+        if not isinstance(grace, int) or grace > MAX_GRACE_SECONDS:
+            problems.append(
+                f"terminationGracePeriodSeconds is {grace!r}, not at most {MAX_GRACE_SECONDS}"
+            )
+        for container in pod.get("containers") or []:
+            name = container.get("name")
+            env = {e.get("name"): e.get("value") for e in container.get("env") or []}
+            if not env.get("AISTACK_CHECKPOINT_URI"):
+                problems.append(f"container {name!r} has no AISTACK_CHECKPOINT_URI")
+            if not (container.get("lifecycle") or {}).get("preStop"):
+                problems.append(f"container {name!r} has no preStop hook to signal it")
+    return sorted(set(problems))
+
+
+@rule(
+    id="AIS-T1-02",
+    checklist=["T1", "E5"],
+    info="Job templates name a checkpoint URI, signal the trainer on stop, within Spot's grace.",
+    why="A Spot node gives seconds to minutes before it goes: a trainer that is not told, or "
+    "has nowhere durable to write, loses everything since its last checkpoint.",
+    fix="Render the template with k8s.TrainingJobTemplate (checkpointUri, "
+    "terminationGraceSeconds, checkpointSignal).",
+)
+def check(graph):
+    for template in job_templates(graph):
+        where = f"{template.kind} template {template.name!r} ({template.key})"
+        problems = _problems(template.document)
+        if problems:
+            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
+        else:
+            yield ok(template.config_map, f"{where} checkpoints and is signalled on stop.")
