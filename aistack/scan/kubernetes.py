@@ -29,7 +29,7 @@ from typing import Any
 
 from aistack.engine.graph import StackGraph
 from aistack.errors import AistackError
-from aistack.queries.k8s import builtin_manifests, custom_manifests
+from aistack.queries.k8s import builtin_manifests, custom_manifests, job_templates, namespace_of
 from aistack.scan.findings import Finding
 
 __all__ = [
@@ -72,10 +72,59 @@ class KubernetesDocument:
 
 
 def kubernetes_documents(graph: StackGraph) -> list[KubernetesDocument]:
-    """Every Kubernetes object the stack registers, built-in kinds first."""
-    return [KubernetesDocument(r.name, m, True) for r, m in builtin_manifests(graph)] + [
-        KubernetesDocument(r.name, m, False) for r, m in custom_manifests(graph)
-    ]
+    """Every Kubernetes object the stack registers, built-in kinds first, then the Jobs and
+    JobSets kept in ConfigMaps to be submitted later (named `<ConfigMap>:<key>`): what
+    `kubectl create` will be given is judged like what the stack creates."""
+    templates: list[KubernetesDocument] = []
+    for found in job_templates(graph):
+        name = f"{found.config_map.name}:{found.key}"
+        document = _in_namespace(found.document, namespace_of(found.config_map))
+        templates.append(KubernetesDocument(name, document, found.kind == "Job"))
+        if found.kind == "JobSet":
+            templates += [
+                KubernetesDocument(f"{name}/{job['metadata']['name']}", job, True)
+                for job in _child_jobs(document)
+            ]
+    return (
+        [KubernetesDocument(r.name, m, True) for r, m in builtin_manifests(graph)]
+        + [t for t in templates if t.builtin]
+        + [KubernetesDocument(r.name, m, False) for r, m in custom_manifests(graph)]
+        + [t for t in templates if not t.builtin]
+    )
+
+
+def _child_jobs(jobset: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Jobs a JobSet creates, one per replicated job (JobSet names them
+    `<jobset>-<replicated job>-<index>`): checkov and kubernetes-validate know Jobs, not
+    JobSets, so the pods a JobSet runs are judged through these."""
+    metadata = jobset.get("metadata") or {}
+    base = metadata.get("name") or metadata.get("generateName") or "jobset"
+    jobs = []
+    for replicated in (jobset.get("spec") or {}).get("replicatedJobs") or []:
+        template = replicated.get("template") or {}
+        job_metadata = {
+            **(template.get("metadata") or {}),
+            "name": f"{base.rstrip('-')}-{replicated.get('name')}-0",
+        }
+        if metadata.get("namespace"):
+            job_metadata["namespace"] = metadata["namespace"]
+        jobs.append(
+            {
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "metadata": job_metadata,
+                "spec": template.get("spec") or {},
+            }
+        )
+    return jobs
+
+
+def _in_namespace(document: dict[str, Any], namespace: str | None) -> dict[str, Any]:
+    """A template as submitted: into the ConfigMap's namespace unless it names its own."""
+    metadata = document.get("metadata") or {}
+    if metadata.get("namespace") or not namespace:
+        return document
+    return {**document, "metadata": {**metadata, "namespace": namespace}}
 
 
 def schema_findings(

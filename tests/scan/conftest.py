@@ -34,6 +34,7 @@ PROGRAMS = {
     "gcp-mappings": (gcp_programs.mappings, gcp_programs.CONFIG),
     "aws-plain": (small_programs.aws_bucket_and_template, small_programs.AWS_CONFIG),
     "k8s-namespaces": (small_programs.kubernetes_namespaces, {}),
+    "k8s-jobset": (small_programs.kubernetes_jobset, {}),
 }
 #: Scanned once more, each in a checkov process of its own, to prove the batch equal.
 ALONE = ("aws-plain", "k8s-namespaces")

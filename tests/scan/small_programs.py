@@ -1,8 +1,11 @@
 """Small programs the scan tests judge, besides the example stacks: each makes checkov (or
 the schema check) fail or pass for one reason."""
 
+import json
+
 import pulumi_aws as aws
 import pulumi_kubernetes as kubernetes
+import yaml
 
 from aistack import k8s
 from tests.k8s.conftest import GOVERNANCE
@@ -51,3 +54,69 @@ def kubernetes_typo() -> None:
     """A Deployment with a misspelt field (`replica`)."""
     kubernetes.core.v1.ConfigMap("settings", metadata={"namespace": "team"}, data={"a": "b"})
     _deployment("typo-server", "team", {**SERVER["spec"], "replica": 2})
+
+
+def kubernetes_jobset() -> None:
+    """A training namespace and a 4-node JobSet template (kept in a ConfigMap)."""
+    team = k8s.TeamNamespace(
+        "ml-train",
+        {
+            "team": "ml",
+            "gpus": 32,
+            "governance": GOVERNANCE,
+            "serviceAccounts": [{"name": "trainer"}],
+        },
+    )
+    k8s.TrainingJobTemplate(
+        "llama",
+        {
+            "governance": GOVERNANCE,
+            "queue": "ml-train",
+            "serviceAccount": "trainer",
+            "image": "registry.example.com/llama@sha256:" + "ab" * 32,
+            "nodes": 4,
+            "gpusPerNode": 8,
+            "maxRuntimeMinutes": 720,
+            "checkpointUri": "gs://team-ml-checkpoints/llama",
+            "datasetUri": "gs://team-ml-datasets/tokens",
+            "datasetVersion": "v3",
+        },
+        team=team,
+    )
+
+
+def kubernetes_templates_with_typos() -> None:
+    """Templates written by hand into ConfigMaps, each with a misspelt field: a Job's
+    `backofLimit`, a JobSet's `failurePolicy.maxRestart`, a JobSet pod's `containerz`."""
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"generateName": "train-"},
+        "spec": {
+            "backofLimit": 3,
+            "template": {
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "t", "image": "x"}]}
+            },
+        },
+    }
+    pod = {"restartPolicy": "Never", "containerz": [{"name": "t", "image": "x"}]}
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"generateName": "dist-"},
+        "spec": {
+            "failurePolicy": {"maxRestart": 3},
+            "replicatedJobs": [
+                {
+                    "name": "workers",
+                    "replicas": 1,
+                    "template": {"spec": {"template": {"spec": pod}}},
+                }
+            ],
+        },
+    }
+    kubernetes.core.v1.ConfigMap(
+        "templates",
+        metadata={"namespace": "team"},
+        data={"job.json": json.dumps(job), "jobset.yaml": yaml.safe_dump(jobset)},
+    )

@@ -91,3 +91,36 @@ def test_a_custom_resource_without_a_kept_crd_is_a_finding_not_a_pass():
 def test_a_stack_without_kubernetes_objects_reports_no_kubernetes_section():
     found = scan(engine.run(lambda: pulumi.export("nothing", 1)), skips=None, checkov=False)
     assert "kubernetes" not in found.as_dict()
+
+
+def test_a_jobset_template_s_pods_are_judged_through_the_jobs_it_creates(stack_scans):
+    scanned = stack_scans["k8s-jobset"]
+    assert scanned.findings == []
+    for job in ("llama-leader-0", "llama-workers-0"):
+        name = f"llama-template:manifest.json/{job}"
+        assert ("CKV_K8S_43", name) in scanned.passed  # image by digest
+        assert ("CKV2_K8S_6", name) in scanned.passed  # the namespace's default deny
+    assert scanned.summary["kubernetes"]["custom_resources"] == 1  # the JobSet, by its CRD
+
+
+def test_a_misspelt_field_in_a_kept_template_is_a_schema_finding():
+    found = scan(
+        engine.run(small_programs.kubernetes_templates_with_typos), skips=None, checkov=False
+    )
+    by_where = {}
+    for finding in found.schema_findings:
+        by_where.setdefault((finding.check_id, finding.resource, finding.location), []).append(
+            finding.title
+        )
+    assert set(by_where) == {
+        ("K8S_SCHEMA", "templates:job.json", "Job team/train-"),
+        ("K8S_SCHEMA", "templates:jobset.yaml/dist-workers-0", "Job team/dist-workers-0"),
+        ("CRD_SCHEMA", "templates:jobset.yaml", "JobSet team/dist-"),
+    }
+    assert any(
+        "backofLimit" in t for t in by_where["K8S_SCHEMA", "templates:job.json", "Job team/train-"]
+    )
+    assert any(
+        "maxRestart" in t
+        for t in by_where["CRD_SCHEMA", "templates:jobset.yaml", "JobSet team/dist-"]
+    )
