@@ -402,7 +402,7 @@ class KarpenterGpuPool(pulumi.ComponentResource):
                 opts=here,
             )
         self.queue_policy = aws.sqs.QueuePolicy(
-            f"{name}-interruption",
+            f"{name}-interruption-policy",
             queue_url=self.interruption_queue.url,
             # The CloudFormation's EC2InterruptionPolicy: EventBridge (and SQS itself)
             # may send; nothing reaches the queue over plain HTTP.
