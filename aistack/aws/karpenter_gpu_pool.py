@@ -45,6 +45,7 @@ from pydantic import Field, field_validator
 from aistack.aws import _karpenter as crd
 from aistack.aws._base import child_opts, policy_document, policy_output, tags_for
 from aistack.aws._node import offer_in_region
+from aistack.aws.gpu_quota import QuotaNeed
 from aistack.catalog import InstanceType
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problem, Problems
@@ -515,6 +516,21 @@ class KarpenterGpuPool(pulumi.ComponentResource):
                 "gpus": gpus,
                 "gpuResource": GPU_RESOURCE,
             }
+            for capacity, gpus in self.args.capacities().items()
+        ]
+
+    def quota_needs(self) -> list[QuotaNeed]:
+        """What `aws.GpuQuota` must request for this pool (C1), per capacity type. The
+        NodePool's cpu limit is the most vCPUs it can hold; GpuQuota sizes a need as nodes x
+        the largest type's vCPUs, so the nodes are that limit in the largest type."""
+        largest = max(offer.vcpus for offer in self.offers)
+        return [
+            QuotaNeed(
+                pool=f"{self._name}-{capacity}",
+                instance_types=tuple(offer.name for offer in self.offers),
+                max_nodes=math.ceil(cpu_limit(self.offers, gpus) / largest),
+                market=capacity,
+            )
             for capacity, gpus in self.args.capacities().items()
         ]
 

@@ -404,3 +404,22 @@ def test_iam_documents_pass_the_action_database_and_checkov_finds_nothing(pool_r
     assert SkipList.load().triage(result.findings).failed == []
     # It did judge them: SQS encryption (CKV_AWS_27) passed on the queue.
     assert ("CKV_AWS_27", "gpu-interruption") in result.passed_checks
+
+
+def test_gpu_quota_requests_what_the_nodepools_can_hold(run, pool_args, governance):
+    def program():
+        pool = aws.KarpenterGpuPool("gpu", pool_args)
+        aws.GpuQuota(
+            "quota",
+            {"governance": governance, "region": "us-east-1", "headroomInstancesPerPool": 0},
+            pools=[pool],
+        )
+
+    graph = run(program)
+    requests = {
+        r.inputs["quotaCode"]: r.inputs["value"]
+        for r in graph.of_type("aws:servicequotas/serviceQuota:ServiceQuota")
+    }
+    # G and VT Spot (L-3819A6DF): the Spot NodePool's cpu limit, 64 vCPUs; On-Demand
+    # (L-DB2E81BA): the fallback's, 16.
+    assert requests == {"L-3819A6DF": 64, "L-DB2E81BA": 16}
