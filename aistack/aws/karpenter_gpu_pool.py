@@ -44,11 +44,11 @@ from pydantic import Field, field_validator
 
 from aistack.aws import _karpenter as crd
 from aistack.aws._base import child_opts, policy_document, policy_output, tags_for
-from aistack.aws._node import offer_in_region
+from aistack.aws._node import offers_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.catalog import InstanceType
 from aistack.config import AistackModel, Governance
-from aistack.errors import Problem, Problems
+from aistack.errors import ConfigError, Problem, Problems
 from aistack.k8s._base import labels_for
 
 __all__ = [
@@ -248,14 +248,7 @@ class KarpenterGpuPoolArgs(AistackModel):
 
     def offers(self, problems: Problems | None = None, where: str = "") -> list[InstanceType]:
         problems = problems if problems is not None else Problems()
-        found = []
-        for index, type_name in enumerate(self.instance_types):
-            offer = offer_in_region(
-                type_name, self.region, f"{where}.instanceTypes[{index}]".lstrip("."), problems
-            )
-            if offer is not None:
-                found.append(offer)
-        return found
+        return offers_in_region(self.instance_types, self.region, where, problems)
 
     def capacities(self) -> dict[Capacity, int]:
         """The capacity types this pool offers, Spot first, with their GPU maximum."""
@@ -283,14 +276,6 @@ class KarpenterGpuPoolArgs(AistackModel):
                 "both maxSpotGpus and maxOnDemandGpus are 0: the pool could never run a GPU.",
                 "set maxSpotGpus (and maxOnDemandGpus for an on-demand fallback) above 0.",
             )
-        if where and (len(where) > _MAX_NAME or not re.fullmatch(_DNS_LABEL, where)):
-            problems.add(
-                where,
-                f"the pool's name {where!r} names its NodePools and EC2NodeClass (cluster-"
-                f"scoped) and the {POOL_LABEL} node label: it must be a lowercase DNS label "
-                f"of at most {_MAX_NAME} characters.",
-                "rename the component, e.g. 'gpu-l4'.",
-            )
         return problems.items
 
 
@@ -315,7 +300,7 @@ class KarpenterGpuPool(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         args, self.offers = KarpenterGpuPoolArgs.validate_with(
-            args, lambda parsed: parsed.offers(where=name), where=name
+            args, lambda parsed: _checks(name, parsed), where=name
         )
         super().__init__(
             TOKEN,
@@ -546,6 +531,19 @@ class KarpenterGpuPool(pulumi.ComponentResource):
             "serviceAccount": {"name": self.args.karpenter_service_account},
             "namespace": self.args.karpenter_namespace,
         }
+
+
+def _checks(name: str, args: KarpenterGpuPoolArgs) -> list[InstanceType]:
+    """The component's own checks (its name); returns the catalog offers."""
+    if len(name) > _MAX_NAME or not re.fullmatch(_DNS_LABEL, name):
+        raise ConfigError(
+            f"the pool's name {name!r} names its NodePools and EC2NodeClass (cluster-scoped) "
+            f"and the {POOL_LABEL} node label: it must be a lowercase DNS label of at most "
+            f"{_MAX_NAME} characters.",
+            field=name,
+            fix="rename the component, e.g. 'gpu-l4'.",
+        )
+    return args.offers(where=name)
 
 
 def node_labels(pool: str, capacity: Capacity) -> dict[str, str]:

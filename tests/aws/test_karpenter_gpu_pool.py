@@ -23,6 +23,7 @@ from aistack.errors import ConfigError
 from aistack.queries.k8s import custom_manifests
 from aistack.scan import SkipList, iam, run_checkov
 from aistack.scan.crd_schemas import validate_custom_resource
+from tests.aws.conftest import GOVERNANCE
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -51,20 +52,24 @@ CLOUDFORMATION_NODE_POLICIES = {
 }
 
 
+#: A pool on cluster ml-prod: 8 Spot GPUs, 2 on-demand, L4 in two sizes.
+POOL_ARGS = {
+    "governance": GOVERNANCE,
+    "region": "us-east-1",
+    "clusterName": "ml-prod",
+    "controllerRoleName": "KarpenterController-ml-prod",
+    "instanceTypes": ["g6.xlarge", "g6.2xlarge"],
+    "maxSpotGpus": 8,
+    "maxOnDemandGpus": 2,
+    "amiAlias": "al2023@v20240807",
+    "subnetSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
+    "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
+}
+
+
 @pytest.fixture
-def pool_args(governance) -> dict:
-    return {
-        "governance": governance,
-        "region": "us-east-1",
-        "clusterName": "ml-prod",
-        "controllerRoleName": "KarpenterController-ml-prod",
-        "instanceTypes": ["g6.xlarge", "g6.2xlarge"],
-        "maxSpotGpus": 8,
-        "maxOnDemandGpus": 2,
-        "amiAlias": "al2023@v20240807",
-        "subnetSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
-        "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
-    }
+def pool_args() -> dict:
+    return copy.deepcopy(POOL_ARGS)
 
 
 @pytest.fixture

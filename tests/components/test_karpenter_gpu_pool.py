@@ -3,21 +3,10 @@ float) registers the graph the Python API builds, and gets the outputs the schem
 (the queue name for Karpenter's settings.interruptionQueue among them)."""
 
 from aistack import aws, engine
-from tests.aws.conftest import GOVERNANCE
+from tests.aws.test_karpenter_gpu_pool import POOL_ARGS
 from tests.components.test_construct import CONFIG, _floats, _shape
 
-ARGS = {
-    "governance": GOVERNANCE,
-    "region": "us-east-1",
-    "clusterName": "ml-prod",
-    "controllerRoleName": "KarpenterController-ml-prod",
-    "instanceTypes": ["g6.xlarge", "g6.2xlarge"],
-    "maxSpotGpus": 8,
-    "maxOnDemandGpus": 2,
-    "amiAlias": "al2023@v20240807",
-    "subnetSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
-    "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
-}
+ARGS = POOL_ARGS
 
 
 def test_the_pool_through_the_provider_registers_the_python_graph(provider):
