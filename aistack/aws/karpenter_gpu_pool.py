@@ -221,6 +221,13 @@ class KarpenterGpuPoolArgs(AistackModel):
         pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/\S+$",
         description="KMS key for the root volume; default: the account's EBS default key.",
     )
+    interruption_queue: bool = Field(
+        True,
+        description="Create the interruption queue and its EventBridge rules. Karpenter reads "
+        "one queue per cluster (settings.interruptionQueue is a single name) and the rules "
+        "match every instance of the account and region: a second pool on the same cluster "
+        "sets false and shares the first pool's queue.",
+    )
     cni_policy: bool = Field(
         True,
         description="Attach AmazonEKS_CNI_Policy to the node role. Turn off when the VPC "
@@ -286,9 +293,9 @@ class KarpenterGpuPool(pulumi.ComponentResource):
     node_role_name: pulumi.Output[str]
     node_role_arn: pulumi.Output[str]
     access_entry: aws.eks.AccessEntry
-    interruption_queue: aws.sqs.Queue
-    interruption_queue_name: pulumi.Output[str]
-    interruption_queue_arn: pulumi.Output[str]
+    interruption_queue: aws.sqs.Queue | None
+    interruption_queue_name: pulumi.Output[str] | None
+    interruption_queue_arn: pulumi.Output[str] | None
     interruption_rules: dict[str, aws.cloudwatch.EventRule]
     node_class: k8s.apiextensions.CustomResource
     node_pools: dict[str, k8s.apiextensions.CustomResource]
@@ -358,60 +365,71 @@ class KarpenterGpuPool(pulumi.ComponentResource):
         )
 
         # ---- interruption queue ------------------------------------------------------------
-        self.interruption_queue = aws.sqs.Queue(
-            f"{name}-interruption",
-            message_retention_seconds=QUEUE_RETENTION_SECONDS,
-            sqs_managed_sse_enabled=True,
-            region=args.region,
-            tags=tags,
-            opts=here,
-        )
-        queue_arn = self.interruption_queue.arn
+        self.interruption_queue = None
         self.interruption_rules = {}
         self.interruption_targets = {}
-        for key, pattern in INTERRUPTION_EVENTS.items():
-            rule = aws.cloudwatch.EventRule(
-                f"{name}-{key}",
-                description=f"Karpenter interruption events ({key}) for pool {name}",
-                event_pattern=json.dumps(pattern),
+        controller_statements: list[dict[str, Any]] = []
+        if args.interruption_queue:
+            self.interruption_queue = aws.sqs.Queue(
+                f"{name}-interruption",
+                message_retention_seconds=QUEUE_RETENTION_SECONDS,
+                sqs_managed_sse_enabled=True,
                 region=args.region,
                 tags=tags,
                 opts=here,
             )
-            self.interruption_rules[key] = rule
-            self.interruption_targets[key] = aws.cloudwatch.EventTarget(
-                f"{name}-{key}",
-                rule=rule.name,
-                arn=queue_arn,
-                target_id=TARGET_ID,
+            queue_arn = self.interruption_queue.arn
+            for key, pattern in INTERRUPTION_EVENTS.items():
+                rule = aws.cloudwatch.EventRule(
+                    f"{name}-{key}",
+                    description=f"Karpenter interruption events ({key}) for pool {name}",
+                    event_pattern=json.dumps(pattern),
+                    region=args.region,
+                    tags=tags,
+                    opts=here,
+                )
+                self.interruption_rules[key] = rule
+                self.interruption_targets[key] = aws.cloudwatch.EventTarget(
+                    f"{name}-{key}",
+                    rule=rule.name,
+                    arn=queue_arn,
+                    target_id=TARGET_ID,
+                    region=args.region,
+                    opts=here,
+                )
+            self.queue_policy = aws.sqs.QueuePolicy(
+                f"{name}-interruption-policy",
+                queue_url=self.interruption_queue.url,
+                # The CloudFormation's EC2InterruptionPolicy: EventBridge (and SQS itself)
+                # may send; nothing reaches the queue over plain HTTP.
+                policy=policy_output(
+                    {
+                        "Sid": "EventBridgeSends",
+                        "Effect": "Allow",
+                        "Principal": {"Service": ["events.amazonaws.com", "sqs.amazonaws.com"]},
+                        "Action": "sqs:SendMessage",
+                        "Resource": queue_arn,
+                    },
+                    {
+                        "Sid": "DenyHTTP",
+                        "Effect": "Deny",
+                        "Principal": "*",
+                        "Action": "sqs:*",
+                        "Resource": queue_arn,
+                        "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                    },
+                ),
                 region=args.region,
                 opts=here,
             )
-        self.queue_policy = aws.sqs.QueuePolicy(
-            f"{name}-interruption-policy",
-            queue_url=self.interruption_queue.url,
-            # The CloudFormation's EC2InterruptionPolicy: EventBridge (and SQS itself)
-            # may send; nothing reaches the queue over plain HTTP.
-            policy=policy_output(
+            controller_statements.append(
                 {
-                    "Sid": "EventBridgeSends",
+                    "Sid": "AllowInterruptionQueueActions",
                     "Effect": "Allow",
-                    "Principal": {"Service": ["events.amazonaws.com", "sqs.amazonaws.com"]},
-                    "Action": "sqs:SendMessage",
+                    "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
                     "Resource": queue_arn,
-                },
-                {
-                    "Sid": "DenyHTTP",
-                    "Effect": "Deny",
-                    "Principal": "*",
-                    "Action": "sqs:*",
-                    "Resource": queue_arn,
-                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-                },
-            ),
-            region=args.region,
-            opts=here,
-        )
+                }
+            )
         # What the controller needs for this pool beyond its installer's policy: the
         # CloudFormation's InterruptionPolicy (AllowInterruptionQueueActions) for this
         # queue, and AllowPassingInstanceRole for this node role, which its installer's
@@ -420,12 +438,7 @@ class KarpenterGpuPool(pulumi.ComponentResource):
             f"{name}-controller",
             role=args.controller_role_name,
             policy=policy_output(
-                {
-                    "Sid": "AllowInterruptionQueueActions",
-                    "Effect": "Allow",
-                    "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
-                    "Resource": queue_arn,
-                },
+                *controller_statements,
                 {
                     "Sid": "AllowPassingNodeRole",
                     "Effect": "Allow",
@@ -468,8 +481,9 @@ class KarpenterGpuPool(pulumi.ComponentResource):
 
         self.node_role_name = self.node_role.name
         self.node_role_arn = self.node_role.arn
-        self.interruption_queue_name = self.interruption_queue.name
-        self.interruption_queue_arn = queue_arn
+        queue = self.interruption_queue
+        self.interruption_queue_name = queue.name if queue is not None else None
+        self.interruption_queue_arn = queue.arn if queue is not None else None
         self.node_pool_names = {capacity: f"{name}-{capacity}" for capacity in self.node_pools}
         self.node_class_name = node_class_name
         self.register_outputs(
@@ -526,7 +540,7 @@ class KarpenterGpuPool(pulumi.ComponentResource):
         return {
             "settings": {
                 "clusterName": self.args.cluster_name,
-                "interruptionQueue": self.interruption_queue.name,
+                "interruptionQueue": self.interruption_queue_name,
             },
             "serviceAccount": {"name": self.args.karpenter_service_account},
             "namespace": self.args.karpenter_namespace,

@@ -629,9 +629,9 @@ class AwsKarpenterGpuPool(_Adapter, args=AwsKarpenterGpuPoolArgs, component=Karp
     """Spot-first GPU NodePools and their EC2NodeClass on an existing EKS cluster with
     Karpenter, the node role and access entry, and the interruption queue (C3, C5, C6, D3, T1)."""
 
-    interruption_queue_name: pulumi.Output[str]
-    """Karpenter's Helm value settings.interruptionQueue."""
-    interruption_queue_arn: pulumi.Output[str]
+    interruption_queue_name: pulumi.Output[str] | None
+    """Karpenter's Helm value settings.interruptionQueue (none when interruptionQueue is false)."""
+    interruption_queue_arn: pulumi.Output[str] | None
     node_role_name: pulumi.Output[str]
     """The EC2NodeClass's role (Karpenter makes its instance profile)."""
     node_role_arn: pulumi.Output[str]

@@ -1278,6 +1278,12 @@ class AwsKarpenterGpuPoolArgs(TypedDict):
     """Encrypted gp3 root volume (images are big). Default: 200."""
     root_volume_kms_key_arn: NotRequired[str]
     """KMS key for the root volume; default: the account's EBS default key."""
+    interruption_queue: NotRequired[bool]
+    """Create the interruption queue and its EventBridge rules. Karpenter reads one queue per
+    cluster (settings.interruptionQueue is a single name) and the rules match every instance
+    of the account and region: a second pool on the same cluster sets false and shares the
+    first pool's queue. Default: true.
+    """
     cni_policy: NotRequired[bool]
     """Attach AmazonEKS_CNI_Policy to the node role. Turn off when the VPC CNI (aws-node) has
     its own role through IRSA or Pod Identity. Default: true.

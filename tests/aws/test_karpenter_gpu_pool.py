@@ -386,6 +386,15 @@ def test_the_controller_may_read_the_queue_and_pass_only_the_node_role(pool_run)
     assert pass_role["Condition"] == {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}
 
 
+def test_a_second_pool_on_the_cluster_shares_the_first_pool_s_queue(pool_run):
+    graph, pool = pool_run(interruptionQueue=False)
+    for token in ("aws:sqs/queue:Queue", "aws:cloudwatch/eventRule:EventRule"):
+        assert graph.of_type(token) == []
+    (pass_role,) = json.loads(graph.named("gpu-controller").inputs["policy"])["Statement"]
+    assert pass_role["Action"] == "iam:PassRole"
+    assert pool.interruption_queue_name is None
+
+
 def test_helm_values_name_the_cluster_the_queue_and_the_service_account(pool_run):
     graph, _ = pool_run(karpenterNamespace="karpenter")
     values = graph.outputs_of(graph.named("gpu"))["helm_values"]
