@@ -107,7 +107,7 @@ def test_every_karpenter_object_validates_against_the_kept_v1_14_1_crds(pool_run
 @pytest.mark.parametrize(
     "path, bad",
     [
-        # v1beta1's name for consolidateAfter's neighbour; v1 prunes it.
+        # v1beta1's value, renamed WhenEmptyOrUnderutilized in v1: not in the enum.
         (("spec", "disruption"), {"consolidationPolicy": "WhenUnderutilized"}),
         (("spec", "disruption"), {"expireAfter": "720h"}),  # moved to template.spec in v1
         (("spec",), {"associatePublicIpAddress": False}),  # the field is ...IPAddress
