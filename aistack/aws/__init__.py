@@ -32,6 +32,8 @@ _EXPORTS = {
     "InferenceTierArgs": "aistack.aws.inference_tier",
     "AuditTrail": "aistack.aws.audit_trail",
     "AuditTrailArgs": "aistack.aws.audit_trail",
+    "KarpenterGpuPool": "aistack.aws.karpenter_gpu_pool",
+    "KarpenterGpuPoolArgs": "aistack.aws.karpenter_gpu_pool",
 }
 
 __all__ = sorted(_EXPORTS)

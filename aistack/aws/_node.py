@@ -17,7 +17,7 @@ from aistack import catalog
 from aistack.aws._base import child_opts
 from aistack.errors import ConfigError, Problems
 
-__all__ = ["gpu_launch_template", "offer_in_region"]
+__all__ = ["gpu_launch_template", "offer_in_region", "offers_in_region"]
 
 
 def offer_in_region(
@@ -39,6 +39,20 @@ def offer_in_region(
         )
         return None
     return offer
+
+
+def offers_in_region(
+    type_names: tuple[str, ...], region: str, where: str, problems: Problems
+) -> list[catalog.InstanceType]:
+    """The catalog entries of `type_names` that `region` offers; a problem at
+    `<where>.instanceTypes[i]` for each other one (C2)."""
+    found = []
+    for index, type_name in enumerate(type_names):
+        field = f"{where}.instanceTypes[{index}]".lstrip(".")
+        offer = offer_in_region(type_name, region, field, problems)
+        if offer is not None:
+            found.append(offer)
+    return found
 
 
 def gpu_launch_template(

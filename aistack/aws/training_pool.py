@@ -27,7 +27,7 @@ from aistack import catalog
 from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stack_id, tags_for
 from aistack.aws._logs import encrypted_log_group
-from aistack.aws._node import gpu_launch_template, offer_in_region
+from aistack.aws._node import gpu_launch_template, offers_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
@@ -220,14 +220,7 @@ class TrainingPoolArgs(AistackModel):
     ) -> list[catalog.InstanceType]:
         """The catalog entries of the pool's instance types in its region."""
         problems = problems if problems is not None else Problems()
-        found = []
-        for index, type_name in enumerate(self.instance_types):
-            offer = offer_in_region(
-                type_name, self.region, f"{where}.instanceTypes[{index}]".lstrip("."), problems
-            )
-            if offer is not None:
-                found.append(offer)
-        return found
+        return offers_in_region(self.instance_types, self.region, where, problems)
 
     def semantic_problems(self, where: str) -> list[Problem]:
         name = where

@@ -179,6 +179,15 @@ class SimulatedCloud(Mocks):
             )
         elif module == "cloudwatch" and kind == "LogGroup":
             arn = f"arn:aws:logs:{region}:{acct}:log-group:{name}"
+        elif module == "cloudwatch" and kind == "EventRule":
+            # EventBridge, not CloudWatch: arn:aws:events:<region>:<account>:rule/<name>,
+            # and the rule's id is its name (terraform aws_cloudwatch_event_rule, default bus).
+            arn = f"arn:aws:events:{region}:{acct}:rule/{name}"
+        elif module == "cloudwatch" and kind == "EventTarget":
+            # A target has no ARN of its own: `arn` is the target's (an input); the id is
+            # "<rule>-<target id>" as the Terraform provider reports it.
+            resource_id = f"{inputs.get('rule', '')}-{inputs.get('targetId', key[:8])}"
+            arn = str(inputs.get("arn", ""))
         elif module == "cloudwatch":
             arn = f"arn:aws:cloudwatch:{region}:{acct}:{kind.lower()}:{name}"
         elif module == "ecr" and kind == "Repository":
@@ -255,6 +264,25 @@ class SimulatedCloud(Mocks):
             out.setdefault("requestStatus", "PENDING")
         elif module == "ssm":
             arn = f"arn:aws:ssm:{region}:{acct}:parameter{name}"
+        elif module == "sqs" and kind == "Queue":
+            # A queue's id is its URL and its ARN has no resource type (SQS Developer
+            # Guide, "Amazon SQS resource ARN format": arn:aws:sqs:<region>:<account>:<name>).
+            arn = f"arn:aws:sqs:{region}:{acct}:{name}"
+            resource_id = f"https://sqs.{region}.amazonaws.com/{acct}/{name}"
+            out["url"] = resource_id
+        elif module == "sqs":
+            resource_id = str(inputs.get("queueUrl") or name)
+        elif module == "eks" and kind == "AccessEntry":
+            # Terraform's id is "<cluster>:<principal ARN>"; the entry's ARN names both.
+            principal = str(inputs.get("principalArn", ""))
+            cluster = str(inputs.get("clusterName", ""))
+            resource_id = f"{cluster}:{principal}"
+            arn = f"arn:aws:eks:{region}:{acct}:access-entry/{cluster}/role/{acct}/{_uuid(key)}"
+            out.update(
+                accessEntryArn=arn,
+                kubernetesGroups=list(inputs.get("kubernetesGroups") or []),
+                userName="system:node:{{EC2PrivateDNSName}}",
+            )
 
         out.setdefault("arn", arn)
         out.setdefault("id", resource_id)

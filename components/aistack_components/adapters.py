@@ -33,6 +33,7 @@ from aistack.aws.container_registry import ContainerRegistry
 from aistack.aws.dataset_bucket import DatasetBucket
 from aistack.aws.gpu_quota import GpuQuota
 from aistack.aws.inference_tier import InferenceTier
+from aistack.aws.karpenter_gpu_pool import KarpenterGpuPool
 from aistack.aws.network import Network
 from aistack.aws.notebook import Notebook
 from aistack.aws.training_pool import TrainingPool
@@ -54,6 +55,7 @@ from aistack_components.args import (
     AwsDatasetBucketArgs,
     AwsGpuQuotaArgs,
     AwsInferenceTierArgs,
+    AwsKarpenterGpuPoolArgs,
     AwsNetworkArgs,
     AwsNotebookArgs,
     AwsTrainingPoolArgs,
@@ -624,6 +626,24 @@ class GcpGpuQuota(_Adapter, args=GcpGpuQuotaArgs, component=GcpQuota):
         return GcpQuota(name, args, opts, services=services)  # type: ignore[arg-type]
 
 
+# ---- Kubernetes node pools on the clouds ---------------------------------------------------
+
+
+class AwsKarpenterGpuPool(_Adapter, args=AwsKarpenterGpuPoolArgs, component=KarpenterGpuPool):
+    """Spot-first GPU NodePools and their EC2NodeClass on an existing EKS cluster with
+    Karpenter, the node role and access entry, and the interruption queue (C3, C5, C6, D3, T1)."""
+
+    interruption_queue_name: pulumi.Output[str] | None
+    """Karpenter's Helm value settings.interruptionQueue (none when interruptionQueue is false)."""
+    interruption_queue_arn: pulumi.Output[str] | None
+    node_role_name: pulumi.Output[str]
+    """The EC2NodeClass's role (Karpenter makes its instance profile)."""
+    node_role_arn: pulumi.Output[str]
+    node_pool_names: pulumi.Output[dict[str, str]]
+    """NodePool name per capacity type (spot, on-demand)."""
+    node_class_name: pulumi.Output[str]
+
+
 # ---- Kubernetes -----------------------------------------------------------------------------
 
 
@@ -682,4 +702,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,
+    AwsKarpenterGpuPool,
 ]

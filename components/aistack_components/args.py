@@ -1213,6 +1213,85 @@ class AwsInferenceTierArgs(TypedDict):
     """The models bucket's kmsKeyArn: its readers decrypt with it, through S3 only."""
 
 
+class AwsKarpenterGpuPoolArgs(TypedDict):
+    """The inputs of AwsKarpenterGpuPool: its configuration, validated into
+    aistack.aws.karpenter_gpu_pool.KarpenterGpuPoolArgs as a Python caller's is, and its
+    wiring.
+    """
+
+    governance: Governance
+    """Owner, cost centre, allowed regions; required."""
+    region: str
+    """The cluster's region; must be allowed (C4)."""
+    cluster_name: str
+    """The EKS cluster's name (the access entry is created on it)."""
+    controller_role_name: str
+    """Name of the IAM role the Karpenter controller runs as (IRSA or Pod Identity). It gets an
+    inline policy to read this pool's interruption queue and to pass the node role to EC2;
+    the rest of its policy is the installer's.
+    """
+    karpenter_namespace: NotRequired[str]
+    """Namespace of the Karpenter controller (used in helm_values()). Default: "kube-system"."""
+    karpenter_service_account: NotRequired[str]
+    """ServiceAccount of the Karpenter controller (used in helm_values()). Default:
+    "karpenter".
+    """
+    instance_types: list[str]
+    """GPU instance types from the aistack catalog (`aistack catalog`), all offered in the
+    region (C2). Several sizes widen the Spot pools Karpenter can choose from.
+    """
+    max_spot_gpus: int
+    """GPUs the Spot NodePool may run at most: its `limits.nvidia.com/gpu` and the Spot
+    flavor's quota in the queue (C3). 0: no Spot NodePool.
+    """
+    max_on_demand_gpus: int
+    """GPUs the on-demand fallback NodePool may run at most (C3). 0: no on-demand NodePool."""
+    ami_alias: str
+    """EKS-optimized AL2023 AMI pinned to a release, 'al2023@vYYYYMMDD' (e.g.
+    'al2023@v20240807'). Required; '@latest' is refused: a new AMI release would drift and
+    replace every node, running jobs included.
+    """
+    subnet_selector_tags: dict[str, str]
+    """Tags selecting the (private) subnets nodes launch in, e.g. {'karpenter.sh/discovery':
+    '<cluster>'}.
+    """
+    security_group_selector_tags: dict[str, str]
+    """Tags selecting the node security groups, e.g. the cluster's node security group's
+    {'karpenter.sh/discovery': '<cluster>'}.
+    """
+    consolidate_after: NotRequired[str]
+    """How long a node must be empty before Karpenter removes it (C5). Default 300s: long
+    enough for the next job of a queue to land, short enough that an idle GPU node costs
+    minutes. 'Never' is refused. Default: "300s".
+    """
+    expire_after: NotRequired[str]
+    """Nodes older than this are replaced, so patched AMIs and kernels reach long-lived nodes.
+    Default 720h (Karpenter's default). 'Never' is refused. Default: "720h".
+    """
+    termination_grace_period: NotRequired[str]
+    """How long a draining node waits for pods that block eviction
+    (karpenter.sh/do-not-disrupt, PDBs) before they are deleted: bounds how long an expired
+    node keeps billing. Default 48h; keep it above the jobs' wall-clock limit (T5). Default:
+    "48h".
+    """
+    root_volume_gib: NotRequired[int]
+    """Encrypted gp3 root volume (images are big). Default: 200."""
+    root_volume_kms_key_arn: NotRequired[str]
+    """KMS key for the root volume; default: the account's EBS default key."""
+    interruption_queue: NotRequired[bool]
+    """Create the interruption queue and its EventBridge rules. Karpenter reads one queue per
+    cluster (settings.interruptionQueue is a single name) and the rules match every instance
+    of the account and region: a second pool on the same cluster sets false and shares the
+    first pool's queue. Default: true.
+    """
+    cni_policy: NotRequired[bool]
+    """Attach AmazonEKS_CNI_Policy to the node role. Turn off when the VPC CNI (aws-node) has
+    its own role through IRSA or Pod Identity. Default: true.
+    """
+    session_manager: NotRequired[bool]
+    """Attach AmazonSSMManagedInstanceCore: Session Manager, not SSH keys. Default: true."""
+
+
 class GcpProjectServicesArgs(TypedDict):
     """The inputs of GcpProjectServices: its configuration, validated into
     aistack.gcp.project_services.ProjectServicesArgs as a Python caller's is, and its

@@ -49,6 +49,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "AwsTrainingPool": ("aistack.aws.training_pool", "TrainingPoolArgs"),
     "AwsNotebook": ("aistack.aws.notebook", "NotebookArgs"),
     "AwsInferenceTier": ("aistack.aws.inference_tier", "InferenceTierArgs"),
+    "AwsKarpenterGpuPool": ("aistack.aws.karpenter_gpu_pool", "KarpenterGpuPoolArgs"),
     "GcpProjectServices": ("aistack.gcp.project_services", "ProjectServicesArgs"),
     "GcpDatasetBucket": ("aistack.gcp.dataset_bucket", "DatasetBucketArgs"),
     "GcpWorkloadIdentity": ("aistack.gcp.workload_identity", "WorkloadIdentityArgs"),

@@ -1,0 +1,203 @@
+"""Karpenter rules (C3 limits, C5 consolidation, C6 IMDSv2, D3 RAID0, T1 interruption queue):
+aws.KarpenterGpuPool complies; hand-written NodePools and EC2NodeClasses without the
+safeguard violate. The hand-written objects validate against the kept v1.14.1 CRDs, so
+the violations are ones the API server would accept."""
+
+from __future__ import annotations
+
+import copy
+
+import pulumi_kubernetes as k8s
+import pytest
+
+from aistack import aws
+from aistack.queries.k8s import custom_manifests
+from aistack.scan.crd_schemas import validate_custom_resource
+
+GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["us-east-1"]}
+
+POOL = {
+    "governance": GOVERNANCE,
+    "region": "us-east-1",
+    "clusterName": "ml",
+    "controllerRoleName": "KarpenterController-ml",
+    "instanceTypes": ["g5.xlarge"],
+    "maxSpotGpus": 4,
+    "maxOnDemandGpus": 1,
+    "amiAlias": "al2023@v20240807",
+    "subnetSelectorTags": {"karpenter.sh/discovery": "ml"},
+    "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml"},
+}
+
+NODE_CLASS_SPEC = {
+    "role": "KarpenterNodeRole-ml",
+    "amiSelectorTerms": [{"alias": "al2023@v20240807"}],
+    "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml"}}],
+    "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml"}}],
+    "instanceStorePolicy": "RAID0",
+}
+
+NODE_POOL_SPEC = {
+    "template": {
+        "spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "raw"},
+            "requirements": [
+                {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+                {
+                    "key": "node.kubernetes.io/instance-type",
+                    "operator": "In",
+                    "values": ["g5.xlarge"],
+                },
+            ],
+            "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}],
+        }
+    },
+    "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "300s"},
+    "limits": {"cpu": "64", "nvidia.com/gpu": "4"},
+}
+
+
+def _pool():
+    aws.KarpenterGpuPool("gpu", POOL)
+
+
+def _raw(pool_changes=None, class_changes=None, drop=(), plain_class=None):
+    """A hand-written EC2NodeClass `raw` and NodePool `raw` (a GPU pool), changed;
+    `plain_class` replaces the class's spec whole."""
+    pool_spec = copy.deepcopy(NODE_POOL_SPEC)
+    class_spec = copy.deepcopy(plain_class or NODE_CLASS_SPEC)
+    pool_spec.update(pool_changes or {})
+    class_spec.update(class_changes or {})
+    for path in drop:
+        target = pool_spec
+        *parents, last = path
+        for key in parents:
+            target = target[key]
+        del target[last]
+
+    def program():
+        k8s.apiextensions.CustomResource(
+            "raw-class",
+            api_version="karpenter.k8s.aws/v1",
+            kind="EC2NodeClass",
+            metadata={"name": "raw"},
+            spec=class_spec,
+        )
+        k8s.apiextensions.CustomResource(
+            "raw-pool",
+            api_version="karpenter.sh/v1",
+            kind="NodePool",
+            metadata={"name": "raw"},
+            spec=pool_spec,
+        )
+
+    return program
+
+
+@pytest.fixture
+def raw_verdicts(verdicts, run_graph):
+    """verdicts(), after checking the hand-written objects are valid for the CRDs."""
+
+    def _raw_verdicts(rule_id, program):
+        for _, manifest in custom_manifests(run_graph(program)):
+            assert validate_custom_resource(manifest) == [], manifest
+        return verdicts(rule_id, program)
+
+    return _raw_verdicts
+
+
+@pytest.fixture
+def run_graph():
+    from aistack import engine
+
+    return lambda program: engine.run(program, config={"aws:region": "us-east-1"})
+
+
+# ---- compliant: the component ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rule_id, resources",
+    [
+        ("AIS-C3-10", {"gpu-spot", "gpu-on-demand"}),
+        ("AIS-C5-06", {"gpu-spot", "gpu-on-demand"}),
+        ("AIS-D3-03", {"gpu-spot", "gpu-on-demand"}),
+        ("AIS-T1-03", {"gpu-spot"}),  # the on-demand pool runs no Spot
+        ("AIS-C6-12", {"gpu-node-class"}),
+    ],
+)
+def test_a_karpenter_gpu_pool_complies(verdicts, rule_id, resources):
+    assert verdicts(rule_id, _pool) == dict.fromkeys(resources, "compliant")
+
+
+def test_the_hand_written_baseline_complies_but_t1(raw_verdicts):
+    for rule_id in ("AIS-C3-10", "AIS-C5-06", "AIS-D3-03"):
+        assert raw_verdicts(rule_id, _raw()) == {"raw-pool": "compliant"}, rule_id
+    assert raw_verdicts("AIS-C6-12", _raw()) == {"raw-class": "compliant"}
+
+
+# ---- violating: hand-written objects --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "limits", [None, {"cpu": "64"}, {"nvidia.com/gpu": "4"}, {"memory": "1000Gi"}]
+)
+def test_c3_10_a_gpu_nodepool_without_cpu_and_gpu_limits_fails(raw_verdicts, limits):
+    program = _raw(drop=[("limits",)]) if limits is None else _raw({"limits": limits})
+    assert raw_verdicts("AIS-C3-10", program) == {"raw-pool": "non-compliant"}
+
+
+def test_c5_06_a_gpu_nodepool_that_never_consolidates_fails(raw_verdicts):
+    program = _raw(
+        {"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}
+    )
+    assert raw_verdicts("AIS-C5-06", program) == {"raw-pool": "non-compliant"}
+
+
+def test_c5_06_a_static_gpu_nodepool_fails(raw_verdicts):
+    program = _raw({"replicas": 2, "limits": {"nodes": "2"}})
+    assert raw_verdicts("AIS-C5-06", program) == {"raw-pool": "non-compliant"}
+
+
+def test_c5_06_the_crd_default_disruption_consolidates(raw_verdicts):
+    # No disruption block: the API server defaults consolidateAfter to 0s.
+    assert raw_verdicts("AIS-C5-06", _raw(drop=[("disruption",)])) == {"raw-pool": "compliant"}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"httpTokens": "optional"},
+        {"httpPutResponseHopLimit": 2},
+        {"httpTokens": "required", "httpPutResponseHopLimit": 3},
+    ],
+)
+def test_c6_12_an_ec2nodeclass_without_imdsv2_one_hop_fails(raw_verdicts, options):
+    program = _raw(class_changes={"metadataOptions": options})
+    assert raw_verdicts("AIS-C6-12", program) == {"raw-class": "non-compliant"}
+
+
+def test_d3_03_a_gpu_nodepool_whose_node_class_ignores_nvme_fails(raw_verdicts):
+    spec = {k: v for k, v in NODE_CLASS_SPEC.items() if k != "instanceStorePolicy"}
+    assert raw_verdicts("AIS-D3-03", _raw(class_changes=None, plain_class=spec)) == {
+        "raw-pool": "non-compliant"
+    }
+
+
+def test_t1_03_a_spot_nodepool_without_an_interruption_queue_fails(raw_verdicts):
+    assert raw_verdicts("AIS-T1-03", _raw()) == {"raw-pool": "non-compliant"}
+
+
+def test_t1_03_a_nodepool_without_a_capacity_requirement_may_run_spot(raw_verdicts):
+    requirements = [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g5.xlarge"]}
+    ]
+    template = copy.deepcopy(NODE_POOL_SPEC["template"])
+    template["spec"]["requirements"] = requirements
+    assert raw_verdicts("AIS-T1-03", _raw({"template": template})) == {"raw-pool": "non-compliant"}
+
+
+def test_t1_03_an_on_demand_nodepool_needs_no_queue(raw_verdicts):
+    template = copy.deepcopy(NODE_POOL_SPEC["template"])
+    template["spec"]["requirements"][0]["values"] = ["on-demand"]
+    assert raw_verdicts("AIS-T1-03", _raw({"template": template})) == {"": "not-applicable"}
