@@ -40,6 +40,7 @@ from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gcp._base import child_opts, labels_for
 from aistack.gcp.project_services import ProjectServices
+from aistack.queries.gcp import TIER_MARK as QUERY_TIER_MARK
 
 with warnings.catch_warnings():
     # pulumi-gcp's compute module warns on import about deprecated misspelt classes
@@ -91,9 +92,9 @@ IAP_TCP_FORWARDING_RANGE = "35.235.240.0/20"
 #: drops (Firewall Rules Logging docs: implied rules are not logged).
 DENY_ALL_PRIORITY = 65534
 ALLOW_PRIORITY = 1000
-#: Firewall rules and subnets carry their tier in the description: compute networks,
-#: subnetworks and firewall rules take no labels, and the S1 rules read it.
-TIER_MARK = "aistack-network-tier="
+#: Firewall rules and subnets carry their tier in the description (compute networks,
+#: subnetworks and firewall rules take no labels); the S1 rules read it.
+TIER_MARK = QUERY_TIER_MARK
 #: The proxy-only subnet's mark (Envoy-based regional and internal load balancers).
 PROXY_TIER = "proxy"
 
