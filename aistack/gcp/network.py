@@ -390,6 +390,7 @@ class Network(pulumi.ComponentResource):
     router: gcp.compute.Router | None
     nat: gcp.compute.RouterNat | None
     offered_zones: pulumi.Output[dict[str, list[str]]]
+    planned_zones: dict[str, list[str]]
 
     def __init__(
         self,
@@ -469,6 +470,8 @@ class Network(pulumi.ComponentResource):
         self.project = services.project
         self._name = name
         self._planned = planned
+        #: Per tier, the zones offering all its machine types (also `zones(tier)`).
+        self.planned_zones = {t: list(z) for t, z in planned.items()}
         apis = services.enabling(COMPUTE_API, DNS_API)
         self._opts = lambda *deps: child_opts(self, depends_on=[*apis, *deps])
         if identity is not None:
@@ -538,7 +541,7 @@ class Network(pulumi.ComponentResource):
             "subnet_self_links": self.subnet_self_links,
             "pods_range_name": self.pods_range_name,
             "services_range_name": self.services_range_name,
-            "planned_zones": {t: list(z) for t, z in planned.items()},
+            "planned_zones": self.planned_zones,
             "offered_zones": self.offered_zones,
             "region": args.region,
         }
