@@ -29,7 +29,7 @@ import ipaddress
 import re
 import warnings
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
@@ -41,6 +41,10 @@ from aistack.errors import ConfigError, Problems
 from aistack.gcp._base import child_opts, labels_for
 from aistack.gcp.project_services import ProjectServices
 from aistack.queries.gcp import TIER_MARK as QUERY_TIER_MARK
+
+if TYPE_CHECKING:
+    from aistack.gcp.dataset_bucket import DatasetBucket
+    from aistack.gcp.workload_identity import WorkloadIdentity
 
 with warnings.catch_warnings():
     # pulumi-gcp's compute module warns on import about deprecated misspelt classes
@@ -195,6 +199,15 @@ class NetworkArgs(AistackModel):
         description="Add the proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE) "
         "that regional and internal Application Load Balancers need, one per region and "
         "VPC, and let its proxies reach inference on `gateway_port`. Off.",
+    )
+    training_health_check_port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="Port a training managed instance group's autohealing health check "
+        "probes: Google's health checkers may then reach training nodes on it (and only "
+        "it). Unset: no health-check rule for training; a MIG with autohealing and no rule "
+        "sees every node unhealthy and recreates it.",
     )
     gateway_port: int = Field(
         8080,
@@ -399,9 +412,9 @@ class Network(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         services: ProjectServices | None = None,
-        identity: Any = None,
+        identity: WorkloadIdentity | None = None,
         service_accounts: Mapping[str, pulumi.Input[str]] | None = None,
-        dataset: Any = None,
+        dataset: DatasetBucket | None = None,
     ) -> None:
         """`services`: the stack's ProjectServices (its project is the network's).
         `identity`: a gcp.WorkloadIdentity whose training/inference/notebook accounts the
@@ -779,6 +792,21 @@ class Network(pulumi.ComponentResource):
                 destination_ranges=destinations,
                 target_service_accounts=training,
             )
+            if args.training_health_check_port is not None:
+                self._firewall(
+                    "training-health-checks",
+                    "training",
+                    "Google health checkers reach the autohealing port of training nodes",
+                    direction="INGRESS",
+                    priority=ALLOW_PRIORITY,
+                    allows=[
+                        gcp.compute.FirewallAllowArgs(
+                            protocol="tcp", ports=[str(args.training_health_check_port)]
+                        )
+                    ],
+                    source_ranges=list(GOOGLE_HEALTH_CHECK_RANGES),
+                    target_service_accounts=training,
+                )
             if args.gke_control_plane_cidr:
                 self._firewall(
                     "training-control-plane-egress",

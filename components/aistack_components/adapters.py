@@ -655,7 +655,7 @@ class GcpNetwork(_Adapter, args=GcpNetworkArgs, component=VpcNetwork):
             opts,
             services=services,  # type: ignore[arg-type]
             service_accounts=wiring["service_accounts"],
-            dataset=dataset,
+            dataset=dataset,  # type: ignore[arg-type]
         )
 
 

@@ -1705,6 +1705,12 @@ class GcpNetworkArgs(TypedDict):
     and internal Application Load Balancers need, one per region and VPC, and let its
     proxies reach inference on `gateway_port`. Off. Default: false.
     """
+    training_health_check_port: NotRequired[int]
+    """Port a training managed instance group's autohealing health check probes: Google's
+    health checkers may then reach training nodes on it (and only it). Unset: no
+    health-check rule for training; a MIG with autohealing and no rule sees every node
+    unhealthy and recreates it.
+    """
     gateway_port: NotRequired[int]
     """Port inference serves on: the only port health checkers and load balancer proxies may
     reach. Default 8080. Default: 8080.

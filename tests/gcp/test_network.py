@@ -139,6 +139,14 @@ def test_inference_accepts_google_health_checkers_on_the_gateway_port_only(run, 
     assert "proxies-to-inference" not in rules
 
 
+def test_a_training_mig_health_check_port_is_the_only_one_checkers_reach(run, governance):
+    assert "training-health-checks" not in _rules(run(_stack(governance)))
+    rule = _rules(run(_stack(governance, trainingHealthCheckPort=8081)))["training-health-checks"]
+    assert rule["sourceRanges"] == ["35.191.0.0/16", "130.211.0.0/22"]
+    assert rule["allows"] == [{"protocol": "tcp", "ports": ["8081"]}]
+    assert rule["targetServiceAccounts"] == [TRAINER]
+
+
 def test_the_proxy_only_subnet_is_active_and_its_proxies_reach_inference(run, governance):
     graph = run(_stack(governance, proxyOnlySubnet=True))
     proxy = graph.named("net-proxy").inputs
