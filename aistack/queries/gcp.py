@@ -372,7 +372,8 @@ def is_ingress(resource: Resource) -> bool:
 
 def open_to_world(resource: Resource) -> bool:
     """An ingress rule admitting any address: 0.0.0.0/0 (or ::/0) among its sources, or no
-    source at all (the API then takes 0.0.0.0/0: VPC firewall docs, ingress sources)."""
+        source at all (an ingress rule without source ranges, tags or service accounts applies to
+    0.0.0.0/0: `gcloud compute firewall-rules create --source-ranges` reference)."""
     ranges = [str(r) for r in resource.inputs.get("sourceRanges") or []]
     if any(r in _WORLD for r in ranges):
         return True
