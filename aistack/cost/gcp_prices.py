@@ -28,3 +28,13 @@ ARTIFACT_REGISTRY_GB_MONTH = 0.10
 #: GCS keeps soft-deleted objects 7 days unless the bucket says otherwise (Cloud Storage
 #: docs, "Soft delete": the default policy of new buckets), billed as live bytes.
 GCS_DEFAULT_SOFT_DELETE_DAYS = 7
+
+#: Cloud NAT (cloud.google.com/nat/pricing, Public NAT): per VM instance using the gateway,
+#: per hour, up to 32 VMs; from 33 VMs the gateway-hour is capped at $0.044.
+NAT_VM_HOUR = 0.0014
+NAT_GATEWAY_HOUR_CAP = 0.044
+NAT_VM_CAP = 32
+#: Per GiB processed by the gateway, inbound and outbound, the same in every region.
+NAT_PER_GIB = 0.045
+#: Each static or ephemeral external IP address the gateway uses, per hour.
+NAT_IP_HOUR = 0.005

@@ -26,6 +26,8 @@ _EXPORTS = {
     "ContainerRegistryArgs": "aistack.gcp.container_registry",
     "BudgetGuard": "aistack.gcp.budget_guard",
     "BudgetGuardArgs": "aistack.gcp.budget_guard",
+    "Network": "aistack.gcp.network",
+    "NetworkArgs": "aistack.gcp.network",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -68,6 +68,9 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
         "storage.googleapis.com",
         "logging.googleapis.com",
     ),
+    # The VPC, subnets, firewall, routes and NAT (Compute), and the private zones that
+    # answer Google API names with the Private Google Access addresses (Cloud DNS).
+    "Network": ("compute.googleapis.com", "dns.googleapis.com"),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

@@ -43,6 +43,7 @@ from aistack.gcp.budget_guard import BudgetGuard as GcpBudget
 from aistack.gcp.container_registry import ContainerRegistry as ArtifactRegistry
 from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
 from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
+from aistack.gcp.network import Network as VpcNetwork
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
@@ -64,6 +65,7 @@ from aistack_components.args import (
     GcpContainerRegistryArgs,
     GcpDatasetBucketArgs,
     GcpGpuQuotaArgs,
+    GcpNetworkArgs,
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
@@ -644,6 +646,50 @@ class AwsKarpenterGpuPool(_Adapter, args=AwsKarpenterGpuPoolArgs, component=Karp
     node_class_name: pulumi.Output[str]
 
 
+class GcpNetwork(_Adapter, args=GcpNetworkArgs, component=VpcNetwork):
+    """A custom-mode VPC: private tier subnets with Private Google Access and flow logs, a
+    default-deny firewall that admits traffic by service account only, private DNS for
+    Google APIs, optional proxy-only subnet and Cloud NAT, zones offering the GPUs (S1, C2)."""
+
+    network_self_link: pulumi.Output[str]
+    """The VPC's self-link (a GKE cluster's network)."""
+    network_id: pulumi.Output[str]
+    """projects/<project>/global/networks/<name>"""
+    subnet_self_links: pulumi.Output[dict[str, str]]
+    """Subnet self-link per tier (a GKE cluster's subnetwork: subnetSelfLinks["training"])."""
+    pods_range_name: str | None
+    """The training subnet's secondary range for GKE pods."""
+    services_range_name: str | None
+    """The training subnet's secondary range for GKE services."""
+    planned_zones: dict[str, list[str]]
+    """Per tier, the zones offering all its machine types: node locations, MIG zones."""
+    offered_zones: pulumi.Output[dict[str, list[str]]]
+    """The planned zones compute.getZones reports UP at deploy time."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring, services = _services("GcpNetwork", args)
+        region = wiring["dataset_region"]
+        dataset = _Region(region) if region is not None else None
+        return VpcNetwork(
+            name,
+            args,
+            opts,
+            services=services,  # type: ignore[arg-type]
+            service_accounts=wiring["service_accounts"],
+            dataset=dataset,  # type: ignore[arg-type]
+        )
+
+
+class _Region:
+    """A dataset bucket known by its region (all gcp.Network reads of it)."""
+
+    def __init__(self, region: str) -> None:
+        self.region = region
+
+
 # ---- Kubernetes -----------------------------------------------------------------------------
 
 
@@ -699,6 +745,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpContainerRegistry,
     GcpBudgetGuard,
     GcpGpuQuota,
+    GcpNetwork,
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,

@@ -1308,10 +1308,11 @@ class GcpProjectServicesArgs(TypedDict):
     "billingbudgets.googleapis.com", "cloudbuild.googleapis.com",
     "cloudfunctions.googleapis.com", "cloudkms.googleapis.com",
     "cloudquotas.googleapis.com", "cloudresourcemanager.googleapis.com",
-    "compute.googleapis.com", "containerscanning.googleapis.com", "eventarc.googleapis.com",
-    "iam.googleapis.com", "iamcredentials.googleapis.com", "logging.googleapis.com",
-    "monitoring.googleapis.com", "pubsub.googleapis.com", "run.googleapis.com",
-    "serviceusage.googleapis.com", "storage.googleapis.com", "sts.googleapis.com"].
+    "compute.googleapis.com", "containerscanning.googleapis.com", "dns.googleapis.com",
+    "eventarc.googleapis.com", "iam.googleapis.com", "iamcredentials.googleapis.com",
+    "logging.googleapis.com", "monitoring.googleapis.com", "pubsub.googleapis.com",
+    "run.googleapis.com", "serviceusage.googleapis.com", "storage.googleapis.com",
+    "sts.googleapis.com"].
     """
     extra_services: NotRequired[list[str]]
     """More APIs the team's own resources need, e.g. 'bigquery.googleapis.com'. Default: []."""
@@ -1694,6 +1695,141 @@ class GcpGpuQuotaArgs(TypedDict):
     enabled_services: pulumi.Input[list[str]]
     """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
     enables (a fresh project refuses calls to an API that is still turning on).
+    """
+
+
+class GcpFlowLogsAggregationInterval(enum.StrEnum):
+    INTERVAL_5_SEC = "INTERVAL_5_SEC"
+    INTERVAL_30_SEC = "INTERVAL_30_SEC"
+    INTERVAL_1_MIN = "INTERVAL_1_MIN"
+    INTERVAL_5_MIN = "INTERVAL_5_MIN"
+    INTERVAL_10_MIN = "INTERVAL_10_MIN"
+    INTERVAL_15_MIN = "INTERVAL_15_MIN"
+
+
+class GcpFlowLogsMetadata(enum.StrEnum):
+    INCLUDE_ALL_METADATA = "INCLUDE_ALL_METADATA"
+    EXCLUDE_ALL_METADATA = "EXCLUDE_ALL_METADATA"
+
+
+class GcpFlowLogs(TypedDict):
+    """VPC Flow Logs of every tier subnet (CKV_GCP_26). Billed as Cloud Logging ingestion
+    ($0.50/GiB beyond the free 50 GiB per project per month, Logging pricing): volume grows
+    with connections, sampling and metadata, not with bytes moved.
+    """
+
+    aggregation_interval: NotRequired[GcpFlowLogsAggregationInterval]
+    """How long flows are aggregated into one record. Default the API's 5 s (finest detail for
+    an investigation); 1-15 min cut volume several times. Default: "INTERVAL_5_SEC".
+    """
+    flow_sampling: NotRequired[float]
+    """Fraction of flows recorded, 0-1. Default 0.5 (the API's): half the cost of 1.0 and still
+    every long-lived connection (NCCL rings, serving). Default: 0.5.
+    """
+    metadata: NotRequired[GcpFlowLogsMetadata]
+    """Default: include VM names, zones and service accounts, which is what answers 'which
+    workload opened this'; EXCLUDE saves roughly a third of the volume. Default:
+    "INCLUDE_ALL_METADATA".
+    """
+
+
+class GcpNetworkArgs(TypedDict):
+    """The inputs of GcpNetwork: its configuration, validated into
+    aistack.gcp.network.NetworkArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of every subnet: explicit (never the provider's default), in
+    governance.allowed_regions (C4), the dataset bucket's region (D2), and offering the
+    tiers' machine types in at least one zone (C2).
+    """
+    cidr_block: NotRequired[str]
+    """Private range the tier subnets are carved from (a GCP VPC has no range of its own): a
+    quarter per tier (training, inference, notebook) and the start of the last quarter for
+    the proxy-only subnet. RFC 1918 or 100.64.0.0/10, /16 to /20. Default: "10.40.0.0/16".
+    """
+    training_machine_types: NotRequired[list[str]]
+    """GPU machine types training runs on (catalog names, e.g. 'a3-highgpu-8g'). Planned zones:
+    those offering ALL of them. Empty: no training tier. At least one of training and
+    inference is required. Default: [].
+    """
+    inference_machine_types: NotRequired[list[str]]
+    """GPU machine types that serve; as for training. Empty: no inference tier. Default: []."""
+    notebook: NotRequired[bool]
+    """Add a notebook tier (own subnet). Off. Default: false."""
+    notebook_machine_types: NotRequired[list[str]]
+    """GPU machine types notebooks use, to plan notebook zones; empty: every zone of the region
+    the catalog knows. Only with notebook: true. Default: [].
+    """
+    gke_secondary_ranges: NotRequired[bool]
+    """Give the training subnet the two secondary ranges a VPC-native GKE cluster needs (pods,
+    services), named by `pods_range_name`/`services_range_name`. Unused ranges cost nothing.
+    Default: true.
+    """
+    pods_cidr: NotRequired[str]
+    """Pods secondary range (GKE default size /14: 1,024 nodes at 110 pods). Default:
+    "10.64.0.0/14".
+    """
+    services_cidr: NotRequired[str]
+    """Services secondary range. Default: "10.68.0.0/20"."""
+    gke_control_plane_cidr: NotRequired[str]
+    """A peering-based private GKE control plane's /28 (master_ipv4_cidr_block): training nodes
+    may then reach it on 443 and 10250. Unset: Private Service Connect clusters use an
+    address in the training subnet, which training may already reach.
+    """
+    proxy_only_subnet: NotRequired[bool]
+    """Add the proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE) that regional
+    and internal Application Load Balancers need, one per region and VPC, and let its
+    proxies reach inference on `gateway_port`. Off. Default: false.
+    """
+    training_health_check_port: NotRequired[int]
+    """Port a training managed instance group's autohealing health check probes: Google's
+    health checkers may then reach training nodes on it (and only it). Unset: no
+    health-check rule for training; a MIG with autohealing and no rule sees every node
+    unhealthy and recreates it.
+    """
+    gateway_port: NotRequired[int]
+    """Port inference serves on: the only port health checkers and load balancer proxies may
+    reach. Default 8080. Default: 8080.
+    """
+    nat: NotRequired[bool]
+    """Cloud Router + Cloud NAT (AUTO_ONLY addresses, errors logged), a route to the internet
+    and egress to `nat_egress_ports` anywhere. Off: nodes reach Google APIs only (Private
+    Google Access), no PyPI, Hugging Face or public registries. NAT costs $0.0014 per
+    VM-hour (capped at $0.044/h), $0.005 per address-hour and $0.045 per GiB both ways
+    (Cloud NAT pricing). Default: false.
+    """
+    nat_egress_ports: NotRequired[list[int]]
+    """TCP ports nodes may reach on the internet through NAT; default HTTPS only. Default:
+    [443].
+    """
+    flow_logs: NotRequired[GcpFlowLogs]
+    """See FlowLogs. Default: its own defaults."""
+    allow_iap_ssh: NotRequired[bool]
+    """Allow SSH (22) from Identity-Aware Proxy's range 35.235.240.0/20 to every tier, for
+    `gcloud compute ssh --tunnel-through-iap` (IAM decides who). Off: no SSH from anywhere;
+    OS Login and the serial console remain. Default: false.
+    """
+    extra_private_dns_domains: NotRequired[list[str]]
+    """More Google domains to answer with the private.googleapis.com addresses (e.g.
+    'notebooks.cloud.google.com'), each a private zone. Default: [].
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+    service_accounts: dict[str, pulumi.Input[str]]
+    """The service account e-mail each tier runs as, by tier (training, inference, notebook;
+    GcpWorkloadIdentity emails[...]): the firewall rules name them. The tiers are plain:
+    they are checked against the network's tiers.
+    """
+    dataset_region: NotRequired[str]
+    """The dataset GcpDatasetBucket's region (plain: checked before anything is created): the
+    network must be in it (D2).
     """
 
 

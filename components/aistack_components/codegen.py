@@ -56,6 +56,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpContainerRegistry": ("aistack.gcp.container_registry", "ContainerRegistryArgs"),
     "GcpBudgetGuard": ("aistack.gcp.budget_guard", "BudgetGuardArgs"),
     "GcpGpuQuota": ("aistack.gcp.gpu_quota", "GpuQuotaArgs"),
+    "GcpNetwork": ("aistack.gcp.network", "NetworkArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
     "K8sTrainingJobTemplate": (
@@ -223,6 +224,24 @@ WIRING: dict[str, list[Wiring]] = {
         ),
     ],
     "GcpGpuQuota": _gcp_services(),
+    "GcpNetwork": [
+        *_gcp_services(),
+        (
+            "service_accounts",
+            "plain:dict[str, pulumi.Input[str]]",
+            True,
+            "The service account e-mail each tier runs as, by tier (training, inference, "
+            "notebook; GcpWorkloadIdentity emails[...]): the firewall rules name them. The "
+            "tiers are plain: they are checked against the network's tiers.",
+        ),
+        (
+            "dataset_region",
+            "plain:str",
+            False,
+            "The dataset GcpDatasetBucket's region (plain: checked before anything is "
+            "created): the network must be in it (D2).",
+        ),
+    ],
     "K8sTeamNamespace": [
         (
             "identities",

@@ -64,6 +64,19 @@ QUOTA = {
         }
     ],
 }
+NETWORK = {
+    "governance": GOVERNANCE,
+    "region": "europe-west4",
+    "trainingMachineTypes": ["a3-highgpu-8g"],
+    "inferenceMachineTypes": ["g2-standard-8"],
+    "nat": True,
+    "proxyOnlySubnet": True,
+    "gatewayPort": 9000,
+}
+ACCOUNTS = {
+    "training": f"trainer@{PROJECT}.iam.gserviceaccount.com",
+    "inference": f"server@{PROJECT}.iam.gserviceaccount.com",
+}
 TEAM = {
     "team": "ml",
     "gpus": 8,
@@ -104,6 +117,8 @@ def _python(token, args):
             gcp.BudgetGuard("it", args, services=apis, access_logs=logs)
         elif token == "GcpGpuQuota":
             gcp.GpuQuota("it", args, services=apis)
+        elif token == "GcpNetwork":
+            gcp.Network("it", args, services=apis, service_accounts=ACCOUNTS)
         else:
             identity = gcp.WorkloadIdentity(
                 "ids", {"governance": GOVERNANCE, "accountPrefix": "team-ml"}, services=apis
@@ -129,6 +144,8 @@ def _through_provider(provider, token, args, state=None):
         elif token == "GcpBudgetGuard":
             logs = construct("logs", "GcpDatasetBucket", {**_floats(LOGS), **wiring})
             wiring["accessLogsBucketName"] = logs["bucketName"]
+        elif token == "GcpNetwork":
+            wiring["serviceAccounts"] = ACCOUNTS
         elif token == "K8sTeamNamespace":
             identity = construct(
                 "ids",
@@ -154,6 +171,10 @@ CASES = {
         {"budgetName", "topicId", "functionName", "stateBucketName", "notificationChannelIds"},
     ),
     "GcpGpuQuota": (QUOTA, {"requestedGpus", "summaries", "grantedValues", "reconciling"}),
+    "GcpNetwork": (
+        NETWORK,
+        {"networkSelfLink", "subnetSelfLinks", "podsRangeName", "plannedZones", "offeredZones"},
+    ),
     "K8sTeamNamespace": (TEAM, {"namespaceName", "serviceAccountNames"}),
 }
 
@@ -227,6 +248,7 @@ BAD = {
         "contactEmail": "nobody",
         "needs": [{**QUOTA["needs"][0], "maxNodes": 2.5}],
     },
+    "GcpNetwork": {**NETWORK, "region": "us-east1", "gatewayPort": 80.5},
     "K8sTeamNamespace": {**TEAM, "gpus": 4.5},
 }
 

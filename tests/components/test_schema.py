@@ -49,6 +49,8 @@ WIRING = {
     "GcpContainerRegistry": {"enabledServices"},
     "GcpBudgetGuard": {"enabledServices", "accessLogsBucketName"},
     "GcpGpuQuota": {"enabledServices"},
+    # A plain map (its keys are checked against the tiers) of Outputs (e-mails).
+    "GcpNetwork": {"enabledServices", "serviceAccounts"},
     # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
     "K8sTeamNamespace": {"identities"},
 }
@@ -61,6 +63,7 @@ PLAIN_WIRING = {
     "GcpContainerRegistry": {"project"},
     "GcpBudgetGuard": {"project"},
     "GcpGpuQuota": {"project"},
+    "GcpNetwork": {"project", "datasetRegion"},
 }
 
 

@@ -281,3 +281,25 @@ def mappings() -> None:  # noqa: PLR0915 - one pair per mapped type, read top to
                 ],
             ),
         )
+
+
+def network() -> None:
+    """gcp.Network with every option on (NAT, proxy-only subnet, IAP SSH, notebooks): its
+    scan must be clean, the firewall and subnetwork checks passing."""
+    apis = aistack_gcp.ProjectServices("apis", {"project": PROJECT})
+    ids = aistack_gcp.WorkloadIdentity("ids", {"governance": GOVERNANCE}, services=apis)
+    aistack_gcp.Network(
+        "net",
+        {
+            "governance": GOVERNANCE,
+            "region": REGION,
+            "trainingMachineTypes": ["a3-highgpu-8g"],
+            "inferenceMachineTypes": ["g2-standard-8"],
+            "notebook": True,
+            "nat": True,
+            "proxyOnlySubnet": True,
+            "allowIapSsh": True,
+        },
+        services=apis,
+        identity=ids,
+    )

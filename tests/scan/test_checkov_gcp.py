@@ -127,3 +127,35 @@ def test_the_logs_bucket_access_log_finding_is_the_only_one_and_skipped(stack_sc
     assert [(f.check_id, f.resource) for f in findings if f.tool == "checkov"] == [
         ("CKV_GCP_62", "logs-bucket")
     ]
+
+
+FIREWALL_CHECKS = (
+    "CKV_GCP_2",
+    "CKV_GCP_3",
+    "CKV_GCP_75",
+    "CKV_GCP_77",
+    "CKV_GCP_88",
+    "CKV_GCP_106",
+)
+SUBNET_CHECKS = ("CKV_GCP_26", "CKV_GCP_74")
+
+
+def test_the_network_component_passes_the_firewall_and_subnet_checks(stack_scans):
+    """gcp.Network with NAT, a proxy-only subnet and IAP SSH: every firewall rule passes the
+    unrestricted-ingress checks, every tier subnet the flow-log and Private Google Access
+    checks, and nothing fails (no skip needed). CKV_GCP_76 (IPv6 Private Google Access)
+    reads only IPV4_IPV6 subnets and reports nothing on these IPv4-only ones; the proxy-only
+    subnet is outside CKV_GCP_26/74 by purpose (checkov's PURPOSE_EXCEPTIONS)."""
+    scan = stack_scans["gcp-network"]
+    assert [f for f in scan.findings if f.tool == "checkov"] == []
+    rules = {r for c, r in scan.passed if c == "CKV_GCP_2"}
+    assert {"net-training-ingress", "net-iap-ssh", "net-health-checks"} <= rules
+    for check in FIREWALL_CHECKS:
+        assert {r for c, r in scan.passed if c == check} == rules, check
+    for check in SUBNET_CHECKS:
+        assert {r for c, r in scan.passed if c == check} == {
+            "net-training",
+            "net-inference",
+            "net-notebook",
+        }, check
+    assert not {r for c, r in scan.passed if c == "CKV_GCP_76"}

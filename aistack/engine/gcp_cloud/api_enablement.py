@@ -31,6 +31,7 @@ API_OF_MODULE = {
     "billing": "billingbudgets.googleapis.com",
     "cloudfunctionsv2": "cloudfunctions.googleapis.com",
     "cloudrunv2": "run.googleapis.com",
+    "dns": "dns.googleapis.com",
 }
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from aistack.engine.gcp_cloud import quotas
+from aistack.engine.gcp_cloud import compute_network, quotas
 from aistack.engine.gcp_cloud.project import SimulatedGcpError, project_number
 
 if TYPE_CHECKING:
@@ -52,11 +52,15 @@ def invokes(
     def quota_info(args: dict[str, Any], provider: str) -> dict[str, Any]:
         return quotas.quota_info(cloud, args)
 
+    def zones(args: dict[str, Any], provider: str) -> dict[str, Any]:
+        return compute_network.zones(cloud, args, provider)
+
     return {
         "gcp:organizations/getProject:getProject": get_project,
         "gcp:storage/getProjectServiceAccount:getProjectServiceAccount": storage_service_agent,
         "gcp:compute/getMachineTypes:getMachineTypes": machine_types,
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo": quota_info,
+        "gcp:compute/getZones:getZones": zones,
     }
 
 
