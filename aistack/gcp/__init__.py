@@ -26,6 +26,10 @@ _EXPORTS = {
     "ContainerRegistryArgs": "aistack.gcp.container_registry",
     "BudgetGuard": "aistack.gcp.budget_guard",
     "BudgetGuardArgs": "aistack.gcp.budget_guard",
+    "GkeCluster": "aistack.gcp.gke_cluster",
+    "GkeClusterArgs": "aistack.gcp.gke_cluster",
+    "GpuNodePool": "aistack.gcp.gpu_node_pool",
+    "GpuNodePoolArgs": "aistack.gcp.gpu_node_pool",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -13,6 +13,7 @@ from pulumi.runtime import MockResourceArgs
 from aistack.engine.gcp_cloud.api_enablement import SERVICE
 from aistack.engine.gcp_cloud.artifact_registry import registry_resource
 from aistack.engine.gcp_cloud.budget_guard import budget_guard_resource
+from aistack.engine.gcp_cloud.container import container_resource
 from aistack.engine.gcp_cloud.identity import check_principals, identity_resource
 from aistack.engine.gcp_cloud.kms import kms_resource
 from aistack.engine.gcp_cloud.project import digest, module_and_kind, physical_name
@@ -40,6 +41,8 @@ _DELETION_POLICY = {
     "gcp:monitoring/alertPolicy:AlertPolicy",
     "gcp:projects/iAMCustomRole:IAMCustomRole",
     "gcp:cloudfunctionsv2/function:Function",
+    "gcp:container/cluster:Cluster",
+    "gcp:container/nodePool:NodePool",
 }
 
 
@@ -83,6 +86,9 @@ def resource(
     registry = registry_resource(typ, project, region, inputs, out)
     if registry is not None:
         return registry
+    container = container_resource(typ, project, region, name, inputs, out)
+    if container is not None:
+        return container
     budget_guard = budget_guard_resource(typ, project, region, name, args.name, inputs, out)
     if budget_guard is not None:
         return budget_guard, out
