@@ -340,3 +340,38 @@ def custom_role_permissions(graph: StackGraph, role: str) -> list[str] | None:
         if role in (resource.id, resource.outputs.get("name")):
             return list(resource.inputs.get("permissions") or [])
     return None
+
+
+# ---- GKE clusters and node pools (C5, C6, D3, T5, S1) ------------------------------------
+
+GKE_CLUSTER = "gcp:container/cluster:Cluster"
+GKE_NODE_POOL = NODE_POOL
+#: The Compute Engine default service account (`<NUMBER>-compute@developer...`): Editor on
+#: the project unless someone removed it (IAM docs, "Default service accounts").
+_DEFAULT_COMPUTE_SA = re.compile(r"^\d+-compute@developer\.gserviceaccount\.com$")
+
+
+def node_config(resource: Resource) -> dict[str, Any]:
+    """A node pool's (or a cluster's default pool's) `nodeConfig`, {} when unset."""
+    config = resource.inputs.get("nodeConfig")
+    return config if isinstance(config, dict) else {}
+
+
+def is_gpu_node_pool(resource: Resource) -> bool:
+    """A GKE node pool with GPUs: declared accelerators, or a catalogued GPU machine type."""
+    from aistack import catalog
+
+    if resource.type != GKE_NODE_POOL:
+        return False
+    config = node_config(resource)
+    machine = _machine_type(config.get("machineType"))
+    return bool(config.get("guestAccelerators")) or (
+        machine is not None and catalog.find("gcp", machine) is not None
+    )
+
+
+def uses_default_compute_account(account: Any) -> bool:
+    """Nodes without an explicit account, or with the Compute Engine default one, run as
+    it (GKE docs, "Node service accounts": the default is the Compute Engine default SA)."""
+    value = str(account or "").strip()
+    return value in ("", "default") or bool(_DEFAULT_COMPUTE_SA.match(value))
