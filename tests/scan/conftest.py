@@ -25,7 +25,7 @@ STACKS = {
     "gcp-guardrails": ROOT / "stacks" / "gcp-guardrails",
 }
 #: Programs scanned as example stacks too: a team's first GCP stack.
-PROGRAMS = {"gcp-foundation": gcp_programs.foundation}
+PROGRAMS = {"gcp-foundation": gcp_programs.foundation, "gcp-gke": gcp_programs.gke}
 
 
 @pytest.fixture(scope="session")
