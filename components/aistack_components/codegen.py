@@ -55,6 +55,8 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpContainerRegistry": ("aistack.gcp.container_registry", "ContainerRegistryArgs"),
     "GcpBudgetGuard": ("aistack.gcp.budget_guard", "BudgetGuardArgs"),
     "GcpGpuQuota": ("aistack.gcp.gpu_quota", "GpuQuotaArgs"),
+    "GcpGkeCluster": ("aistack.gcp.gke_cluster", "GkeClusterArgs"),
+    "GcpGpuNodePool": ("aistack.gcp.gpu_node_pool", "GpuNodePoolArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
 }
 
@@ -217,6 +219,34 @@ WIRING: dict[str, list[Wiring]] = {
         ),
     ],
     "GcpGpuQuota": _gcp_services(),
+    "GcpGkeCluster": _gcp_services(),
+    "GcpGpuNodePool": [
+        (
+            "project",
+            "plain:str",
+            True,
+            "The cluster's project ID (plain: the pool's checks and names use it).",
+        ),
+        (
+            "cluster_region",
+            "plain:str",
+            True,
+            "The GcpGkeCluster's region (plain: the zones offering the machine are chosen "
+            "from it while the pool builds).",
+        ),
+        (
+            "cluster_id",
+            "str",
+            True,
+            "The GcpGkeCluster's clusterId: the pool joins it and waits for it.",
+        ),
+        (
+            "node_service_account_email",
+            "str",
+            True,
+            "The GcpGkeCluster's nodeServiceAccountEmail: the nodes run as it.",
+        ),
+    ],
     "K8sTeamNamespace": [
         (
             "identities",

@@ -49,6 +49,8 @@ WIRING = {
     "GcpContainerRegistry": {"enabledServices"},
     "GcpBudgetGuard": {"enabledServices", "accessLogsBucketName"},
     "GcpGpuQuota": {"enabledServices"},
+    "GcpGkeCluster": {"enabledServices"},
+    "GcpGpuNodePool": {"clusterId", "nodeServiceAccountEmail"},
     # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
     "K8sTeamNamespace": {"identities"},
 }
@@ -61,6 +63,8 @@ PLAIN_WIRING = {
     "GcpContainerRegistry": {"project"},
     "GcpBudgetGuard": {"project"},
     "GcpGpuQuota": {"project"},
+    "GcpGkeCluster": {"project"},
+    "GcpGpuNodePool": {"project", "clusterRegion"},
 }
 
 
