@@ -18,8 +18,15 @@ _LOCATION_IN_ID = re.compile(r"/locations/([^/]+)/")
 
 def labels(resource: Resource) -> dict[str, str]:
     """The labels the program set: `labels` (pulumi-gcp 10 also reports `effectiveLabels`
-    with the provider's defaults; rules judge what the resource itself declares)."""
-    return dict(resource.inputs.get("labels") or {})
+    with the provider's defaults; rules judge what the resource itself declares). GKE
+    clusters label with `resourceLabels`, node pools in `nodeConfig.resourceLabels`."""
+    own = resource.inputs.get("labels")
+    if own is None:
+        config = resource.inputs.get("nodeConfig")
+        own = resource.inputs.get("resourceLabels") or (
+            config.get("resourceLabels") if isinstance(config, dict) else None
+        )
+    return dict(own or {})
 
 
 def allowed_regions(resource: Resource) -> list[str] | None:
@@ -55,7 +62,7 @@ def declared_allowed_regions(graph: StackGraph, resource: Resource) -> list[str]
     """The allowed regions a resource declares, or (for resources GCP cannot label, such
     as KMS key rings) those its enclosing component's other resources declare."""
     own = allowed_regions(resource)
-    if own is not None or "labels" in resource.inputs:
+    if own is not None or "labels" in resource.inputs or labels(resource):
         return own
     component = graph.component_of(resource)
     if component is None:

@@ -171,3 +171,19 @@ def test_s1_a_cluster_without_an_enforcing_dataplane_fails_and_calico_passes(ver
         "legacy": "non-compliant",
         "calico": "compliant",
     }
+
+
+def test_c4_the_cluster_and_its_pools_declare_residency_in_their_resource_labels(verdicts):
+    assert verdicts("AIS-C4-02", _components, **CONFIG) == {
+        "train-cluster": "compliant",
+        "train-system": "compliant",
+        "l4-pool": "compliant",
+    }
+
+
+def test_c4_a_cluster_without_residency_labels_fails(verdicts):
+    def program():
+        gcp.container.Cluster("legacy", location="europe-west4", initial_node_count=1,
+                              resource_labels={"team": "ml"})  # fmt: skip
+
+    assert verdicts("AIS-C4-02", program, **CONFIG) == {"legacy": "non-compliant"}
