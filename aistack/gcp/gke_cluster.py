@@ -289,8 +289,8 @@ class GkeCluster(pulumi.ComponentResource):
             if args.allow_public_endpoint and not args.authorized_networks:
                 problems.add(
                     f"{name}.authorizedNetworks",
-                    "a public endpoint with no authorized networks would be open to every "
-                    "Google Cloud address and more.",
+                    "a public endpoint with no authorized networks admits no one: an exposed "
+                    "address that serves nobody.",
                     "list the ranges that operate the cluster, or keep the endpoint private.",
                 )
             if not args.allow_public_endpoint:
@@ -322,7 +322,7 @@ class GkeCluster(pulumi.ComponentResource):
         self.args = args
         self.project = services.project
         self.region = args.region
-        self.name = args.cluster_name or name
+        self.cluster_name = args.cluster_name or name
         self._name = name
         self.workload_pool = f"{self.project}.svc.id.goog"
         apis = services.enabling(*APIS, BINARY_AUTHORIZATION_API)
@@ -332,7 +332,7 @@ class GkeCluster(pulumi.ComponentResource):
             f"{name}-nodes",
             project=self.project,
             account_id=args.node_account_id or account_id_for(resource_id_from(name), "nodes"),
-            display_name=f"GKE nodes of {self.name}"[:100],
+            display_name=f"GKE nodes of {self.cluster_name}"[:100],
             description="aistack: the node service account (logs, metrics, image pulls only)",
             opts=child_opts(self, depends_on=apis),
         )
@@ -351,7 +351,7 @@ class GkeCluster(pulumi.ComponentResource):
 
         self.cluster = gcp.container.Cluster(
             f"{name}-cluster",
-            name=self.name,
+            name=self.cluster_name,
             project=self.project,
             location=args.region,
             network=args.network,
@@ -507,7 +507,7 @@ class GkeCluster(pulumi.ComponentResource):
         self.register_outputs(
             {
                 "cluster_id": self.cluster_id,
-                "cluster_name": self.name,
+                "cluster_name": self.cluster_name,
                 "endpoint": self.endpoint,
                 "workload_pool": self.workload_pool,
                 "node_service_account_email": self.node_service_account_email,
@@ -531,7 +531,7 @@ class GkeCluster(pulumi.ComponentResource):
             "      apiVersion: client.authentication.k8s.io/v1beta1\n"
             "      command: gke-gcloud-auth-plugin\n      provideClusterInfo: true\n"
             "      interactiveMode: Never\n",
-            self.name,
+            self.cluster_name,
             self.endpoint,
             self.cluster_ca_certificate,
         )

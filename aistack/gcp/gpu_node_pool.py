@@ -282,7 +282,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.cluster = cluster
         self.region = cluster.region
         self.project = cluster.project
-        self.name = args.node_pool_name or name
+        self.node_pool_name = args.node_pool_name or name
         self._name = name
         machine = args.machine
         self.zones = tuple(args.zones or machine.zones(cluster.region))
@@ -294,7 +294,7 @@ class GpuNodePool(pulumi.ComponentResource):
         accelerator_type = ACCELERATOR_TYPES[machine.family]
         self.node_pool = gcp.container.NodePool(
             f"{name}-pool",
-            name=self.name,
+            name=self.node_pool_name,
             project=cluster.project,
             cluster=cluster.cluster_id,
             location=cluster.region,
@@ -370,7 +370,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.register_outputs(
             {
                 "node_pool_id": self.node_pool_id,
-                "node_pool_name": self.name,
+                "node_pool_name": self.node_pool_name,
                 "max_nodes": args.max_nodes,
                 "market": args.market,
                 "zones": list(self.zones),
