@@ -227,3 +227,32 @@ def test_the_simulated_gke_refuses_a_name_over_40_characters(run):
 
     with pytest.raises(SimulatedGcpError, match="at most 40"):
         run(program)
+
+
+def test_workload_identity_bindings_wait_for_the_cluster_that_creates_the_pool(run, governance):
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        cluster = gcp.GkeCluster("train", cluster_args(governance), services=apis)
+        gcp.WorkloadIdentity(
+            "ml",
+            {
+                "governance": governance,
+                "accountPrefix": "team-ml",
+                "workloads": [
+                    {
+                        "name": "training",
+                        "kubernetesServiceAccounts": [
+                            {"namespace": "team-a", "serviceAccount": "trainer"}
+                        ],
+                    }
+                ],
+            },
+            services=apis,
+            cluster=cluster,
+        )
+
+    graph = run(program)
+    binding = graph.named("ml-training-ksa-team-a-trainer")
+    # Depending on the component is depending on its children, the cluster among them.
+    assert graph.named("train-cluster").urn in binding.dependencies
+    assert binding.inputs["member"] == f"serviceAccount:{PROJECT}.svc.id.goog[team-a/trainer]"
