@@ -122,11 +122,12 @@ class GpuNodePoolArgs(AistackModel):
         description="Most nodes the pool may run, across its zones: the cost cap and the "
         "GPU quota it needs (C1, C3). Required, no default.",
     )
-    max_node_hours: float = Field(
+    max_node_hours: float | None = Field(
         24,
         gt=0,
         description="Hours a node may live, whatever runs on it (node `max_run_duration`, "
-        "T5). Default 24; at most 168 for flex-start.",
+        "T5). Default 24; at most 168 for flex-start, where it is required. null: no node "
+        "lifetime (rule AIS-T5-03 then fails), for GKE versions that refuse the field.",
     )
     local_ssds: int | None = Field(
         None,
@@ -180,7 +181,12 @@ class GpuNodePoolArgs(AistackModel):
                 "flex-start's all-or-nothing mode; Spot and queued provisioning exclude each "
                 "other). Fix: set market: flex-start, or drop queuedProvisioning."
             )
-        if self.market == "flex-start" and self.max_node_hours > FLEX_START_MAX_HOURS:
+        if self.market == "flex-start" and self.max_node_hours is None:
+            raise ValueError(
+                "flex-start nodes need a maximum run duration (Compute Engine: FLEX_START "
+                "requires max_run_duration). Fix: set maxNodeHours (at most 168)."
+            )
+        if self.market == "flex-start" and (self.max_node_hours or 0) > FLEX_START_MAX_HOURS:
             raise ValueError(
                 f"flex-start nodes live at most {FLEX_START_MAX_HOURS} hours (7 days), not "
                 f"{self.max_node_hours:g}. Fix: set maxNodeHours to 168 or less."
@@ -331,7 +337,9 @@ class GpuNodePool(pulumi.ComponentResource):
                 )
                 if flex
                 else None,
-                max_run_duration=f"{math.ceil(args.max_node_hours * 3600)}s",
+                max_run_duration=f"{math.ceil(args.max_node_hours * 3600)}s"
+                if args.max_node_hours is not None
+                else None,
                 guest_accelerators=[
                     gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
                         type=accelerator_type,

@@ -1755,7 +1755,8 @@ class GcpGpuNodePoolArgs(TypedDict):
     """
     max_node_hours: NotRequired[float]
     """Hours a node may live, whatever runs on it (node `max_run_duration`, T5). Default 24; at
-    most 168 for flex-start. Default: 24.
+    most 168 for flex-start, where it is required. null: no node lifetime (rule AIS-T5-03
+    then fails), for GKE versions that refuse the field. Default: 24.
     """
     local_ssds: NotRequired[int]
     """Local SSDs (375 GB NVMe each) backing the node's ephemeral storage, for emptyDir dataset

@@ -293,3 +293,11 @@ def test_the_pool_waits_for_the_cluster_and_its_api(run, governance):
     assert pool.inputs["cluster"] == cluster.id
     assert pool.id == f"{cluster.id}/nodePools/l4"
     assert missing_api_dependencies(graph) == []
+
+
+def test_the_node_lifetime_can_be_left_out_except_on_flex_start(run, governance):
+    pool = node_pool(run, governance, maxNodeHours=None)
+    assert "maxRunDuration" not in pool.inputs["nodeConfig"]
+    with pytest.raises(ConfigError) as error:
+        run(stack(governance, market="flex-start", maxNodeHours=None))
+    assert "maxNodeHours" in str(error.value)
