@@ -28,6 +28,10 @@ _EXPORTS = {
     "BudgetGuardArgs": "aistack.gcp.budget_guard",
     "Network": "aistack.gcp.network",
     "NetworkArgs": "aistack.gcp.network",
+    "GkeCluster": "aistack.gcp.gke_cluster",
+    "GkeClusterArgs": "aistack.gcp.gke_cluster",
+    "GpuNodePool": "aistack.gcp.gpu_node_pool",
+    "GpuNodePoolArgs": "aistack.gcp.gpu_node_pool",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -71,6 +71,18 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
     # The VPC, subnets, firewall, routes and NAT (Compute), and the private zones that
     # answer Google API names with the Private Google Access addresses (Cloud DNS).
     "Network": ("compute.googleapis.com", "dns.googleapis.com"),
+    # The cluster (Kubernetes Engine), its nodes' VMs (Compute), the node service account
+    # (IAM), Binary Authorization evaluation, and where nodes ship logs and metrics (GKE
+    # docs, "Before you begin": enable the Google Kubernetes Engine API).
+    "GkeCluster": (
+        "container.googleapis.com",
+        "compute.googleapis.com",
+        "iam.googleapis.com",
+        "binaryauthorization.googleapis.com",
+        "logging.googleapis.com",
+        "monitoring.googleapis.com",
+    ),
+    "GpuNodePool": ("container.googleapis.com", "compute.googleapis.com"),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

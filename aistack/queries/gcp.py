@@ -18,8 +18,15 @@ _LOCATION_IN_ID = re.compile(r"/locations/([^/]+)/")
 
 def labels(resource: Resource) -> dict[str, str]:
     """The labels the program set: `labels` (pulumi-gcp 10 also reports `effectiveLabels`
-    with the provider's defaults; rules judge what the resource itself declares)."""
-    return dict(resource.inputs.get("labels") or {})
+    with the provider's defaults; rules judge what the resource itself declares). GKE
+    clusters label with `resourceLabels`, node pools in `nodeConfig.resourceLabels`."""
+    own = resource.inputs.get("labels")
+    if own is None:
+        config = resource.inputs.get("nodeConfig")
+        own = resource.inputs.get("resourceLabels") or (
+            config.get("resourceLabels") if isinstance(config, dict) else None
+        )
+    return dict(own or {})
 
 
 def allowed_regions(resource: Resource) -> list[str] | None:
@@ -55,7 +62,7 @@ def declared_allowed_regions(graph: StackGraph, resource: Resource) -> list[str]
     """The allowed regions a resource declares, or (for resources GCP cannot label, such
     as KMS key rings) those its enclosing component's other resources declare."""
     own = allowed_regions(resource)
-    if own is not None or "labels" in resource.inputs:
+    if own is not None or "labels" in resource.inputs or labels(resource):
         return own
     component = graph.component_of(resource)
     if component is None:
@@ -460,3 +467,38 @@ def gpu_placements(graph: StackGraph) -> list[GpuPlacement]:
                 add(res, _machine_type(template.inputs.get("machineType")), zones)
                 break
     return found
+
+
+# ---- GKE clusters and node pools (C5, C6, D3, T5, S1) ------------------------------------
+
+GKE_CLUSTER = "gcp:container/cluster:Cluster"
+GKE_NODE_POOL = NODE_POOL
+#: The Compute Engine default service account (`<NUMBER>-compute@developer...`): Editor on
+#: the project unless someone removed it (IAM docs, "Default service accounts").
+_DEFAULT_COMPUTE_SA = re.compile(r"^\d+-compute@developer\.gserviceaccount\.com$")
+
+
+def node_config(resource: Resource) -> dict[str, Any]:
+    """A node pool's (or a cluster's default pool's) `nodeConfig`, {} when unset."""
+    config = resource.inputs.get("nodeConfig")
+    return config if isinstance(config, dict) else {}
+
+
+def is_gpu_node_pool(resource: Resource) -> bool:
+    """A GKE node pool with GPUs: declared accelerators, or a catalogued GPU machine type."""
+    from aistack import catalog
+
+    if resource.type != GKE_NODE_POOL:
+        return False
+    config = node_config(resource)
+    machine = _machine_type(config.get("machineType"))
+    return bool(config.get("guestAccelerators")) or (
+        machine is not None and catalog.find("gcp", machine) is not None
+    )
+
+
+def uses_default_compute_account(account: Any) -> bool:
+    """Nodes without an explicit account, or with the Compute Engine default one, run as
+    it (GKE docs, "Node service accounts": the default is the Compute Engine default SA)."""
+    value = str(account or "").strip()
+    return value in ("", "default") or bool(_DEFAULT_COMPUTE_SA.match(value))

@@ -42,6 +42,8 @@ from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp.budget_guard import BudgetGuard as GcpBudget
 from aistack.gcp.container_registry import ContainerRegistry as ArtifactRegistry
 from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
+from aistack.gcp.gke_cluster import GkeCluster
+from aistack.gcp.gpu_node_pool import GpuNodePool
 from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.network import Network as VpcNetwork
 from aistack.gcp.project_services import ProjectServices
@@ -64,6 +66,8 @@ from aistack_components.args import (
     GcpBudgetGuardArgs,
     GcpContainerRegistryArgs,
     GcpDatasetBucketArgs,
+    GcpGkeClusterArgs,
+    GcpGpuNodePoolArgs,
     GcpGpuQuotaArgs,
     GcpNetworkArgs,
     GcpProjectServicesArgs,
@@ -73,7 +77,7 @@ from aistack_components.args import (
     K8sTrainingJobTemplateArgs,
 )
 from aistack_components.codegen import WIRING
-from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef, waiting_for
+from aistack_components.gcp_wiring import ClusterRef, LogsBucketRef, ServicesRef, waiting_for
 from aistack_components.wiring import BucketArn, BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
@@ -690,6 +694,47 @@ class _Region:
         self.region = region
 
 
+class GcpGkeCluster(_Adapter, args=GcpGkeClusterArgs, component=GkeCluster):
+    """A private regional GKE cluster: Workload Identity, Dataplane V2, managed DCGM
+    metrics, a least-privilege node account and a small system pool. GPU capacity comes
+    from GcpGpuNodePools on it."""
+
+    cluster_id: pulumi.Output[str]
+    """projects/<project>/locations/<region>/clusters/<name>: a GcpGpuNodePool's clusterId."""
+    endpoint: pulumi.Output[str]
+    """The control plane's address (private unless allowPublicEndpoint)."""
+    node_service_account_email: pulumi.Output[str]
+    """The nodes' service account: a GcpGpuNodePool's nodeServiceAccountEmail."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        _, services = _services("GcpGkeCluster", args)
+        return GkeCluster(name, args, opts, services=services)  # type: ignore[arg-type]
+
+
+class GcpGpuNodePool(_Adapter, args=GcpGpuNodePoolArgs, component=GpuNodePool):
+    """A GKE GPU node pool from 0 to maxNodes on Spot, on-demand or flex-start: GPU and Spot
+    taints, local SSD ephemeral storage, a node lifetime, the GKE metadata server."""
+
+    node_pool_id: pulumi.Output[str]
+    """projects/<p>/locations/<region>/clusters/<c>/nodePools/<name>"""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring = _wiring("GcpGpuNodePool", args)
+        cluster = ClusterRef(
+            str(wiring["project"]),
+            str(wiring["cluster_region"]),
+            wiring["cluster_id"],
+            wiring["node_service_account_email"],
+        )
+        return GpuNodePool(name, args, opts, cluster=cluster)  # type: ignore[arg-type]
+
+
 # ---- Kubernetes -----------------------------------------------------------------------------
 
 
@@ -746,6 +791,8 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpBudgetGuard,
     GcpGpuQuota,
     GcpNetwork,
+    GcpGkeCluster,
+    GcpGpuNodePool,
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,

@@ -1305,14 +1305,14 @@ class GcpProjectServicesArgs(TypedDict):
     services: NotRequired[list[str]]
     """APIs to enable; default: every API aistack's GCP components use. Extra APIs are added
     with `extra_services`. Default: ["artifactregistry.googleapis.com",
-    "billingbudgets.googleapis.com", "cloudbuild.googleapis.com",
-    "cloudfunctions.googleapis.com", "cloudkms.googleapis.com",
+    "billingbudgets.googleapis.com", "binaryauthorization.googleapis.com",
+    "cloudbuild.googleapis.com", "cloudfunctions.googleapis.com", "cloudkms.googleapis.com",
     "cloudquotas.googleapis.com", "cloudresourcemanager.googleapis.com",
-    "compute.googleapis.com", "containerscanning.googleapis.com", "dns.googleapis.com",
-    "eventarc.googleapis.com", "iam.googleapis.com", "iamcredentials.googleapis.com",
-    "logging.googleapis.com", "monitoring.googleapis.com", "pubsub.googleapis.com",
-    "run.googleapis.com", "serviceusage.googleapis.com", "storage.googleapis.com",
-    "sts.googleapis.com"].
+    "compute.googleapis.com", "container.googleapis.com",
+    "containerscanning.googleapis.com", "dns.googleapis.com", "eventarc.googleapis.com",
+    "iam.googleapis.com", "iamcredentials.googleapis.com", "logging.googleapis.com",
+    "monitoring.googleapis.com", "pubsub.googleapis.com", "run.googleapis.com",
+    "serviceusage.googleapis.com", "storage.googleapis.com", "sts.googleapis.com"].
     """
     extra_services: NotRequired[list[str]]
     """More APIs the team's own resources need, e.g. 'bigquery.googleapis.com'. Default: []."""
@@ -1831,6 +1831,182 @@ class GcpNetworkArgs(TypedDict):
     """The dataset GcpDatasetBucket's region (plain: checked before anything is created): the
     network must be in it (D2).
     """
+
+
+class GcpAuthorizedNetwork(TypedDict):
+    """A network allowed to reach the control plane (master authorized networks)."""
+
+    cidr_block: str
+    """CIDR allowed to reach the control plane."""
+    display_name: NotRequired[str]
+    """What the range is. Default: ""."""
+
+
+class GcpGkeClusterReleaseChannel(enum.StrEnum):
+    RAPID = "RAPID"
+    REGULAR = "REGULAR"
+    STABLE = "STABLE"
+    EXTENDED = "EXTENDED"
+
+
+class GcpGkeClusterGatewayApiChannel(enum.StrEnum):
+    CHANNEL_STANDARD = "CHANNEL_STANDARD"
+    CHANNEL_DISABLED = "CHANNEL_DISABLED"
+
+
+class GcpGkeClusterArgs(TypedDict):
+    """The inputs of GcpGkeCluster: its configuration, validated into
+    aistack.gcp.gke_cluster.GkeClusterArgs as a Python caller's is, and its wiring.
+    """
+
+    region: str
+    """Region of the (regional) cluster, e.g. 'europe-west4'; required. Must be in
+    governance.allowedRegions (C4) and equal the dataset buckets' region (D2).
+    """
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    cluster_name: NotRequired[str]
+    """The cluster's GKE name (at most 40 characters); default: the logical name. Fixed: GKE
+    cannot rename a cluster.
+    """
+    network: Any
+    """The VPC's self-link or id, e.g. gcp.Network's `network_self_link`. Required."""
+    subnetwork: Any
+    """The nodes' subnetwork self-link or id, in `region`, with Private Google Access on
+    (private nodes reach Google APIs through it). Required.
+    """
+    pods_range_name: Any
+    """Name of the subnetwork's secondary range for pods (VPC-native)."""
+    services_range_name: Any
+    """Name of the subnetwork's secondary range for Services."""
+    master_ipv4_cidr_block: NotRequired[str]
+    """The control plane's private /28, unused elsewhere in the VPC. Default 172.16.0.0/28.
+    Default: "172.16.0.0/28".
+    """
+    authorized_networks: NotRequired[list[GcpAuthorizedNetwork]]
+    """Ranges that may reach the control plane, e.g. the VPC range of a bastion or CI runner.
+    Default none: only the cluster's own VPC, privately. Default: [].
+    """
+    allow_public_endpoint: NotRequired[bool]
+    """Serve the control plane on a public IP too, reachable from `authorized_networks` only
+    (which must then be set). Off: private endpoint only; deploy from inside the VPC or with
+    allow_dns_endpoint. Default: false.
+    """
+    allow_dns_endpoint: NotRequired[bool]
+    """Enable the control plane's DNS endpoint from outside the VPC; every request still needs
+    IAM (GKE docs, 'About network isolation': DNS-based endpoint). A way to deploy a private
+    cluster from a laptop or CI. Default off. Default: false.
+    """
+    release_channel: NotRequired[GcpGkeClusterReleaseChannel]
+    """GKE release channel: Google upgrades the control plane and nodes with patches. Default
+    REGULAR. Default: "REGULAR".
+    """
+    system_machine_type: NotRequired[str]
+    """Machine type of the system pool (kube-system, operators). Default e2-standard-4.
+    Default: "e2-standard-4".
+    """
+    system_max_nodes: NotRequired[int]
+    """Most nodes in the system pool (it keeps at least 1). Default: 3."""
+    gateway_api_channel: NotRequired[GcpGkeClusterGatewayApiChannel]
+    """Gateway API CRDs GKE installs and manages (HTTPRoute for serving). Default the standard
+    channel. Default: "CHANNEL_STANDARD".
+    """
+    secrets_kms_key: NotRequired[str]
+    """Cloud KMS key (in the cluster's region) encrypting Kubernetes Secrets in etcd on top of
+    Google's encryption; the GKE service agent needs Encrypter/Decrypter on it. Default
+    none: Google-managed encryption.
+    """
+    rbac_security_group: NotRequired[str]
+    """Google Groups for RBAC ('gke-security-groups@<domain>'): needs a Google Workspace or
+    Cloud Identity organisation. Default none.
+    """
+    node_account_id: NotRequired[str]
+    """Account id of the node service account; default `<name>-nodes`, shortened to 30
+    characters.
+    """
+    allow_destroy: NotRequired[bool]
+    """Create the cluster without deletion protection. Off: `pulumi destroy` fails until an
+    `up` turns protection off (deliberate, two steps). Default: false.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+
+
+class GcpGpuNodePoolMarket(enum.StrEnum):
+    SPOT = "spot"
+    ON_DEMAND = "on-demand"
+    FLEX_START = "flex-start"
+
+
+class GcpGpuNodePoolGpuDriverVersion(enum.StrEnum):
+    DEFAULT = "DEFAULT"
+    LATEST = "LATEST"
+
+
+class GcpGpuNodePoolArgs(TypedDict):
+    """The inputs of GcpGpuNodePool: its configuration, validated into
+    aistack.gcp.gpu_node_pool.GpuNodePoolArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    machine_type: str
+    """A GPU machine type from the catalog, e.g. 'g2-standard-8' (1 x L4) or 'a3-highgpu-8g' (8
+    x H100). Required; its GPUs, zones and local SSDs come from it.
+    """
+    market: NotRequired[GcpGpuNodePoolMarket]
+    """'spot' (default: preemptible, a fraction of the price; jobs resume from checkpoints,
+    T2), 'on-demand', or 'flex-start' (Dynamic Workload Scheduler: queued until the capacity
+    exists, at most 7 days a node). Default: "spot".
+    """
+    max_nodes: int
+    """Most nodes the pool may run, across its zones: the cost cap and the GPU quota it needs
+    (C1, C3). Required, no default.
+    """
+    max_node_hours: NotRequired[float]
+    """Hours a node may live, whatever runs on it (node `max_run_duration`, T5). Default 24; at
+    most 168 for flex-start, where it is required. null: no node lifetime (rule AIS-T5-03
+    then fails), for GKE versions that refuse the field. Default: 24.
+    """
+    local_ssds: NotRequired[int]
+    """Local SSDs (375 GB NVMe each) backing the node's ephemeral storage, for emptyDir dataset
+    caches (D3). Default: the machine's bundled count (A2 Ultra, A3), else the smallest
+    count Compute Engine allows for it.
+    """
+    allow_boot_disk_ephemeral_storage: NotRequired[bool]
+    """Keep ephemeral storage on the boot disk (no local SSD). Off: training caches datasets on
+    local NVMe (D3). Default: false.
+    """
+    zones: NotRequired[list[str]]
+    """Zones of the cluster's region for the nodes; default: every zone the catalog says offers
+    the machine type (C2). Each must offer it.
+    """
+    gpu_driver_version: NotRequired[GcpGpuNodePoolGpuDriverVersion]
+    """GPU driver GKE installs: DEFAULT (the version's default) or LATEST. Changing it replaces
+    the pool (terraform-provider-google#23248). Default: "DEFAULT".
+    """
+    queued_provisioning: NotRequired[bool]
+    """flex-start only: nodes obtainable exclusively through ProvisioningRequests (Kueue's
+    provisioning admission check), all-or-nothing. Default: false.
+    """
+    disk_size_gb: NotRequired[int]
+    """Boot disk size (pd-balanced). Default: 200."""
+    node_pool_name: NotRequired[str]
+    """The pool's GKE name (40 characters at most); default: the name."""
+    project: str
+    """The cluster's project ID (plain: the pool's checks and names use it)."""
+    cluster_region: str
+    """The GcpGkeCluster's region (plain: the zones offering the machine are chosen from it
+    while the pool builds).
+    """
+    cluster_id: pulumi.Input[str]
+    """The GcpGkeCluster's clusterId: the pool joins it and waits for it."""
+    node_service_account_email: pulumi.Input[str]
+    """The GcpGkeCluster's nodeServiceAccountEmail: the nodes run as it."""
 
 
 class K8sTeamNamespaceTier(enum.StrEnum):

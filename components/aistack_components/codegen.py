@@ -57,6 +57,8 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpBudgetGuard": ("aistack.gcp.budget_guard", "BudgetGuardArgs"),
     "GcpGpuQuota": ("aistack.gcp.gpu_quota", "GpuQuotaArgs"),
     "GcpNetwork": ("aistack.gcp.network", "NetworkArgs"),
+    "GcpGkeCluster": ("aistack.gcp.gke_cluster", "GkeClusterArgs"),
+    "GcpGpuNodePool": ("aistack.gcp.gpu_node_pool", "GpuNodePoolArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
     "K8sTrainingJobTemplate": (
@@ -240,6 +242,34 @@ WIRING: dict[str, list[Wiring]] = {
             False,
             "The dataset GcpDatasetBucket's region (plain: checked before anything is "
             "created): the network must be in it (D2).",
+        ),
+    ],
+    "GcpGkeCluster": _gcp_services(),
+    "GcpGpuNodePool": [
+        (
+            "project",
+            "plain:str",
+            True,
+            "The cluster's project ID (plain: the pool's checks and names use it).",
+        ),
+        (
+            "cluster_region",
+            "plain:str",
+            True,
+            "The GcpGkeCluster's region (plain: the zones offering the machine are chosen "
+            "from it while the pool builds).",
+        ),
+        (
+            "cluster_id",
+            "str",
+            True,
+            "The GcpGkeCluster's clusterId: the pool joins it and waits for it.",
+        ),
+        (
+            "node_service_account_email",
+            "str",
+            True,
+            "The GcpGkeCluster's nodeServiceAccountEmail: the nodes run as it.",
         ),
     ],
     "K8sTeamNamespace": [

@@ -8,7 +8,7 @@ import pulumi
 
 from aistack.errors import Problem
 
-__all__ = ["LogsBucketRef", "ServicesRef", "waiting_for"]
+__all__ = ["ClusterRef", "LogsBucketRef", "ServicesRef", "waiting_for"]
 
 
 class ServicesRef:
@@ -54,3 +54,23 @@ def waiting_for(value: pulumi.Input[Any]) -> Any:
     """What stands in for a resource in `depends_on`, given one of its outputs (a GKE
     cluster's id): an Output resolving to None adds only the resources it carries."""
     return pulumi.Output.from_input(value).apply(lambda _: None)
+
+
+class ClusterRef:
+    """A `gcp.GkeCluster` known by its project, region, id and node service account: what a
+    `gcp.GpuNodePool` reads from its cluster."""
+
+    def __init__(
+        self,
+        project: str,
+        region: str,
+        cluster_id: pulumi.Input[str],
+        node_service_account_email: pulumi.Input[str],
+    ) -> None:
+        self.project = project
+        self.region = region
+        self.cluster_id = pulumi.Output.from_input(cluster_id)
+        self.node_service_account_email = pulumi.Output.from_input(node_service_account_email)
+
+    def enabling(self) -> list[Any]:
+        return [waiting_for(self.cluster_id), waiting_for(self.node_service_account_email)]

@@ -51,6 +51,8 @@ WIRING = {
     "GcpGpuQuota": {"enabledServices"},
     # A plain map (its keys are checked against the tiers) of Outputs (e-mails).
     "GcpNetwork": {"enabledServices", "serviceAccounts"},
+    "GcpGkeCluster": {"enabledServices"},
+    "GcpGpuNodePool": {"clusterId", "nodeServiceAccountEmail"},
     # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
     "K8sTeamNamespace": {"identities"},
 }
@@ -64,6 +66,8 @@ PLAIN_WIRING = {
     "GcpBudgetGuard": {"project"},
     "GcpGpuQuota": {"project"},
     "GcpNetwork": {"project", "datasetRegion"},
+    "GcpGkeCluster": {"project"},
+    "GcpGpuNodePool": {"project", "clusterRegion"},
 }
 
 

@@ -303,3 +303,31 @@ def network() -> None:
         services=apis,
         identity=ids,
     )
+
+
+def gke() -> None:
+    """A team's GKE training cluster with a Spot L4 pool and its GPU quota."""
+    apis = aistack_gcp.ProjectServices("apis", {"project": PROJECT})
+    cluster = aistack_gcp.GkeCluster(
+        "train",
+        {
+            "region": REGION,
+            "governance": GOVERNANCE,
+            "network": f"projects/{PROJECT}/global/networks/ml",
+            "subnetwork": f"projects/{PROJECT}/regions/{REGION}/subnetworks/train",
+            "podsRangeName": "pods",
+            "servicesRangeName": "services",
+        },
+        services=apis,
+    )
+    pool = aistack_gcp.GpuNodePool(
+        "l4-spot",
+        {"governance": GOVERNANCE, "machineType": "g2-standard-8", "maxNodes": 4},
+        cluster=cluster,
+    )
+    aistack_gcp.GpuQuota(
+        "quota",
+        {"governance": GOVERNANCE, "contactEmail": "ml-platform@example.com"},
+        services=apis,
+        pools=[pool],
+    )

@@ -159,3 +159,25 @@ def test_the_network_component_passes_the_firewall_and_subnet_checks(stack_scans
             "net-notebook",
         }, check
     assert not {r for c, r in scan.passed if c == "CKV_GCP_76"}
+
+
+def test_the_gke_components_pass_checkovs_cluster_and_node_pool_checks(stack_scans):
+    """The real GkeCluster and GpuNodePool: private nodes and endpoint, authorized
+    networks, Dataplane V2 network policy, release channel, shielded and secure-boot
+    nodes, the GKE metadata server, auto-repair and auto-upgrade, labels."""
+    passed = stack_scans["gcp-gke"].passed
+    for check in ("CKV_GCP_7", "CKV_GCP_12", "CKV_GCP_13", "CKV_GCP_18", "CKV_GCP_20",
+                  "CKV_GCP_21", "CKV_GCP_23", "CKV_GCP_25", "CKV_GCP_61", "CKV_GCP_64",
+                  "CKV_GCP_66", "CKV_GCP_68", "CKV_GCP_69", "CKV_GCP_70", "CKV_GCP_71",
+                  "CKV_GCP_72"):  # fmt: skip
+        assert (check, "train-cluster") in passed, check
+    for pool in ("train-system", "l4-spot-pool"):
+        for check in ("CKV_GCP_9", "CKV_GCP_10", "CKV_GCP_68", "CKV_GCP_69", "CKV_GCP_72"):
+            assert (check, pool) in passed, (check, pool)
+
+
+def test_the_gke_programs_only_checkov_finding_is_google_groups_rbac(stack_scans):
+    findings = stack_scans["gcp-gke"].findings
+    assert [(f.check_id, f.resource) for f in findings if f.tool == "checkov"] == [
+        ("CKV_GCP_65", "train-cluster")
+    ]

@@ -7,10 +7,11 @@ module per responsibility:
 
 - `resources`: the dispatcher `resource()`, what all types share, IAM member ids and the
   generic `projects/<p>/<location>/<collection>/<name>` path;
-- `storage`, `kms`, `identity` (service accounts, Workload Identity Federation, federated
-  principals), `artifact_registry` (repositories, service agents), `quotas` (Cloud
-  Quotas), `budget_guard` (budget, Pub/Sub, Monitoring, custom role, Cloud Function): each
-  type's ids and outputs and the refusals of its API;
+- `container` (GKE clusters and node pools), `storage`, `kms`, `identity` (service
+  accounts, Workload Identity Federation, federated principals), `artifact_registry`
+  (repositories, service agents), `quotas` (Cloud Quotas), `budget_guard` (budget,
+  Pub/Sub, Monitoring, custom role, Cloud Function): each type's ids and outputs and
+  the refusals of its API;
 - `invokes`: the invokes answered, by token;
 - `api_enablement`: the contract that a component's resource waits for its API
   (`ApiRaceCheck`, `missing_api_dependencies`);

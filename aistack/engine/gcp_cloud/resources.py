@@ -14,6 +14,7 @@ from aistack.engine.gcp_cloud.api_enablement import SERVICE
 from aistack.engine.gcp_cloud.artifact_registry import registry_resource
 from aistack.engine.gcp_cloud.budget_guard import budget_guard_resource
 from aistack.engine.gcp_cloud.compute_network import network_resource
+from aistack.engine.gcp_cloud.container import container_resource
 from aistack.engine.gcp_cloud.identity import check_principals, identity_resource
 from aistack.engine.gcp_cloud.kms import kms_resource
 from aistack.engine.gcp_cloud.project import digest, module_and_kind, physical_name
@@ -49,6 +50,8 @@ _DELETION_POLICY = {
     "gcp:compute/routerNat:RouterNat",
     "gcp:dns/managedZone:ManagedZone",
     "gcp:dns/recordSet:RecordSet",
+    "gcp:container/cluster:Cluster",
+    "gcp:container/nodePool:NodePool",
 }
 
 
@@ -95,6 +98,9 @@ def resource(
     network = network_resource(cloud, typ, project, region, name, inputs, out)
     if network is not None:
         return network
+    container = container_resource(typ, project, region, name, inputs, out)
+    if container is not None:
+        return container
     budget_guard = budget_guard_resource(typ, project, region, name, args.name, inputs, out)
     if budget_guard is not None:
         return budget_guard, out

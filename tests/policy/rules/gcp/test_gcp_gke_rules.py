@@ -1,0 +1,189 @@
+"""GKE rules: GPU pools scale to zero (C5), metadata server and Workload Identity (C6),
+local SSD caches (D3), node lifetime (T5), NetworkPolicy enforcement (S1)."""
+
+import pulumi_gcp as gcp
+
+from aistack import gcp as aistack_gcp
+
+GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
+PROJECT = "team-ml-prod"
+CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
+NETWORK = {
+    "network": f"projects/{PROJECT}/global/networks/ml",
+    "subnetwork": f"projects/{PROJECT}/regions/europe-west4/subnetworks/train",
+    "podsRangeName": "pods",
+    "servicesRangeName": "services",
+}
+DEFAULT_SA = "123456789012-compute@developer.gserviceaccount.com"
+CLUSTER_ID = f"projects/{PROJECT}/locations/europe-west4/clusters/legacy"
+
+
+def _components():
+    apis = aistack_gcp.ProjectServices("apis", {"project": PROJECT})
+    cluster = aistack_gcp.GkeCluster(
+        "train", {"region": "europe-west4", "governance": GOVERNANCE, **NETWORK}, services=apis
+    )
+    aistack_gcp.GpuNodePool(
+        "l4",
+        {"governance": GOVERNANCE, "machineType": "g2-standard-8", "maxNodes": 2},
+        cluster=cluster,
+    )
+
+
+def _legacy_pool(**node_config):
+    """A GPU pool as teams often write it: fixed size, default account, GCE metadata."""
+    gcp.container.NodePool(
+        "legacy-gpu",
+        cluster=CLUSTER_ID,
+        location="europe-west4",
+        node_count=1,
+        node_config={"machine_type": "g2-standard-8", **node_config},
+    )
+
+
+def test_c5_the_components_gpu_pool_scales_to_zero(verdicts):
+    assert verdicts("AIS-C5-07", _components, **CONFIG) == {"l4-pool": "compliant"}
+
+
+def test_c5_a_fixed_size_or_a_nonzero_minimum_gpu_pool_fails(verdicts):
+    def program():
+        _legacy_pool()
+        gcp.container.NodePool(
+            "warm-gpu",
+            cluster=CLUSTER_ID,
+            autoscaling={"total_min_node_count": 1, "total_max_node_count": 4},
+            node_config={"machine_type": "a2-highgpu-1g"},
+        )
+        gcp.container.NodePool(
+            "uncapped-gpu",
+            cluster=CLUSTER_ID,
+            autoscaling={"total_min_node_count": 0},
+            node_config={"machine_type": "g2-standard-8"},
+        )
+        # Not a GPU pool: not judged.
+        gcp.container.NodePool("cpu", cluster=CLUSTER_ID, node_count=1,
+                               node_config={"machine_type": "e2-standard-4"})  # fmt: skip
+
+    assert verdicts("AIS-C5-07", program, **CONFIG) == {
+        "legacy-gpu": "non-compliant",
+        "warm-gpu": "non-compliant",
+        "uncapped-gpu": "non-compliant",
+    }
+
+
+def test_c6_the_components_nodes_use_the_gke_metadata_server_and_their_account(verdicts):
+    assert verdicts("AIS-C6-14", _components, **CONFIG) == {
+        "train-cluster": "compliant",
+        "train-system": "compliant",
+        "l4-pool": "compliant",
+    }
+
+
+def test_c6_the_gce_metadata_server_or_the_default_account_fails(verdicts):
+    def program():
+        _legacy_pool(
+            service_account="trainer@team-ml-prod.iam.gserviceaccount.com",
+            workload_metadata_config={"mode": "GCE_METADATA"},
+        )
+        gcp.container.NodePool(
+            "default-account",
+            cluster=CLUSTER_ID,
+            node_config={
+                "machine_type": "e2-standard-4",
+                "service_account": DEFAULT_SA,
+                "workload_metadata_config": {"mode": "GKE_METADATA"},
+            },
+        )
+        gcp.container.NodePool(
+            "no-account",
+            cluster=CLUSTER_ID,
+            node_config={"workload_metadata_config": {"mode": "GKE_METADATA"}},
+        )
+
+    assert verdicts("AIS-C6-14", program, **CONFIG) == {
+        "legacy-gpu": "non-compliant",
+        "default-account": "non-compliant",
+        "no-account": "non-compliant",
+    }
+
+
+def test_c6_the_components_cluster_enables_workload_identity(verdicts):
+    assert verdicts("AIS-C6-15", _components, **CONFIG) == {"train-cluster": "compliant"}
+
+
+def test_c6_a_cluster_without_workload_identity_fails(verdicts):
+    def program():
+        gcp.container.Cluster("legacy", location="europe-west4", initial_node_count=1)
+
+    assert verdicts("AIS-C6-15", program, **CONFIG) == {"legacy": "non-compliant"}
+
+
+def test_d3_the_components_gpu_pool_caches_on_local_ssd(verdicts):
+    assert verdicts("AIS-D3-04", _components, **CONFIG) == {"l4-pool": "compliant"}
+
+
+def test_d3_a_gpu_pool_on_the_boot_disk_or_hostpath_ssds_fails(verdicts):
+    def program():
+        _legacy_pool()
+        # Legacy local SSDs are raw hostPath disks, not the pods' ephemeral storage.
+        gcp.container.NodePool("hostpath-gpu", cluster=CLUSTER_ID,
+                               node_config={"machine_type": "g2-standard-8",
+                                            "local_ssd_count": 1})  # fmt: skip
+
+    assert verdicts("AIS-D3-04", program, **CONFIG) == {
+        "legacy-gpu": "non-compliant",
+        "hostpath-gpu": "non-compliant",
+    }
+
+
+def test_t5_the_components_gpu_nodes_have_a_maximum_lifetime(verdicts):
+    assert verdicts("AIS-T5-03", _components, **CONFIG) == {"l4-pool": "compliant"}
+
+
+def test_t5_a_gpu_pool_without_max_run_duration_fails(verdicts):
+    def program():
+        _legacy_pool()
+        gcp.container.NodePool("zero-gpu", cluster=CLUSTER_ID,
+                               node_config={"machine_type": "g2-standard-8",
+                                            "max_run_duration": "0s"})  # fmt: skip
+
+    assert verdicts("AIS-T5-03", program, **CONFIG) == {
+        "legacy-gpu": "non-compliant",
+        "zero-gpu": "non-compliant",
+    }
+
+
+def test_s1_the_components_cluster_enforces_network_policy(verdicts):
+    assert verdicts("AIS-S1-06", _components, **CONFIG) == {"train-cluster": "compliant"}
+
+
+def test_s1_a_cluster_without_an_enforcing_dataplane_fails_and_calico_passes(verdicts):
+    def program():
+        gcp.container.Cluster("legacy", location="europe-west4", initial_node_count=1)
+        gcp.container.Cluster(
+            "calico",
+            location="europe-west4",
+            initial_node_count=1,
+            network_policy={"enabled": True, "provider": "CALICO"},
+        )
+
+    assert verdicts("AIS-S1-06", program, **CONFIG) == {
+        "legacy": "non-compliant",
+        "calico": "compliant",
+    }
+
+
+def test_c4_the_cluster_and_its_pools_declare_residency_in_their_resource_labels(verdicts):
+    assert verdicts("AIS-C4-02", _components, **CONFIG) == {
+        "train-cluster": "compliant",
+        "train-system": "compliant",
+        "l4-pool": "compliant",
+    }
+
+
+def test_c4_a_cluster_without_residency_labels_fails(verdicts):
+    def program():
+        gcp.container.Cluster("legacy", location="europe-west4", initial_node_count=1,
+                              resource_labels={"team": "ml"})  # fmt: skip
+
+    assert verdicts("AIS-C4-02", program, **CONFIG) == {"legacy": "non-compliant"}
