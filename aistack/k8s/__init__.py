@@ -18,6 +18,9 @@ _EXPORTS = {
     "TeamNamespaceArgs": "aistack.k8s.team_namespace",
     "WorkloadAccount": "aistack.k8s.team_namespace",
     "EgressAllow": "aistack.k8s.team_namespace",
+    "TrainingQueue": "aistack.k8s.training_queue",
+    "TrainingQueueArgs": "aistack.k8s.training_queue",
+    "QueueFlavor": "aistack.k8s.training_queue",
 }
 
 __all__ = sorted(_EXPORTS)
