@@ -36,7 +36,7 @@ from pydantic import Field, field_validator
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
 from aistack.k8s._base import annotations_for, child_opts, labels_for
-from aistack.queries.k8s import parse_quantity
+from aistack.queries.k8s import KUEUE_GROUP, MAX_QUEUE_GPUS, parse_quantity
 
 __all__ = [
     "KUEUE_VERSION",
@@ -53,13 +53,10 @@ __all__ = [
 #: release without v1beta2) serves it differs from v0.19.2's v1beta1 only in
 #: `spec.flavorFungibility`, which aistack does not render (compared field by field).
 KUEUE_VERSION = "v0.19.2"
-KUEUE_GROUP = "kueue.x-k8s.io"
 
-#: The most GPUs one flavor may declare. A pool's maximum is a decision and a cost cap; a
-#: "quota" of 1000000000 (ai-on-gke's DWS tutorial, `setup/kueue.yaml`: "Infinite" quota)
-#: is no cap at all. 100000 is above the largest GPU clusters announced when this was
-#: written, so any value above it is a placeholder for "unlimited".
-MAX_GPUS_PER_FLAVOR = 100_000
+#: The most GPUs one flavor may declare: a pool's maximum is a decision and a cost cap, and
+#: ai-on-gke's 1000000000 ("Infinite" quota) is none (aistack.queries.k8s.MAX_QUEUE_GPUS).
+MAX_GPUS_PER_FLAVOR = MAX_QUEUE_GPUS
 
 #: apimachinery IsDNS1123Subdomain: Kueue object names (the CRDs' ResourceFlavorReference,
 #: ClusterQueueReference patterns), at most 253; namespace names are DNS-1123 labels.
