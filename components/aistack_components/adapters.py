@@ -45,6 +45,7 @@ from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.team_namespace import TeamNamespace
+from aistack.k8s.training_queue import TrainingQueue
 from aistack_components.args import (
     AwsAuditTrailArgs,
     AwsBudgetGuardArgs,
@@ -63,6 +64,7 @@ from aistack_components.args import (
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
     K8sTeamNamespaceArgs,
+    K8sTrainingQueueArgs,
 )
 from aistack_components.codegen import WIRING
 from aistack_components.gcp_wiring import LogsBucketRef, ServicesRef, waiting_for
@@ -638,6 +640,22 @@ class K8sTeamNamespace(_Adapter, args=K8sTeamNamespaceArgs, component=TeamNamesp
         return TeamNamespace(name, args, opts, identities=wiring["identities"])
 
 
+class K8sTrainingQueue(_Adapter, args=K8sTrainingQueueArgs, component=TrainingQueue):
+    """A Kueue ClusterQueue capped at the GPU pools' maximum (Spot flavors first), a
+    LocalQueue per team namespace, priority classes and the stopPolicy kill switch. From
+    other languages `namespaces` are the namespace names (a K8sTeamNamespace's `namespace`)
+    and `flavors` the pools' flavors as plain objects."""
+
+    cluster_queue_name: pulumi.Output[str]
+    local_queue_names: pulumi.Output[dict[str, str]]
+    """The LocalQueue's name per namespace: jobs put it in kueue.x-k8s.io/queue-name."""
+    workload_priority_class_names: pulumi.Output[dict[str, str]]
+    priority_class_names: pulumi.Output[dict[str, str]]
+    stop_command: pulumi.Output[str]
+    """The kubectl patch that stops the queue (stopPolicy HoldAndDrain)."""
+    resume_command: pulumi.Output[str]
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -656,4 +674,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpBudgetGuard,
     GcpGpuQuota,
     K8sTeamNamespace,
+    K8sTrainingQueue,
 ]

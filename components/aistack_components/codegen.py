@@ -56,6 +56,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpBudgetGuard": ("aistack.gcp.budget_guard", "BudgetGuardArgs"),
     "GcpGpuQuota": ("aistack.gcp.gpu_quota", "GpuQuotaArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
+    "K8sTrainingQueue": ("aistack.k8s.training_queue", "TrainingQueueArgs"),
 }
 
 Wiring = tuple[str, str, bool, str]
