@@ -30,15 +30,16 @@ def _gpu_quota(graph, namespace: str) -> bool:
 @rule(
     id="AIS-C5-03",
     checklist=["C5", "C3"],
-    info="Every namespace allowed GPUs has a Kueue LocalQueue bound to a ClusterQueue "
-    "that admits the namespace.",
+    info="Every namespace allowed GPUs (but serving ones) has a Kueue LocalQueue bound to "
+    "a ClusterQueue that admits the namespace.",
     why="Through the queue, a GPU job waits suspended, with no pods, until Kueue admits "
     "it within quota, and its pods go when it finishes, is preempted or the queue is "
     "stopped: nothing pending asks the autoscaler for GPU nodes, so the pools scale back "
     "to zero when the queue is empty. A namespace without a LocalQueue (or whose "
     "ClusterQueue's namespaceSelector leaves it out) has nowhere to submit but straight "
     "to the scheduler, where jobs start GPU nodes outside the queue's quota and its kill "
-    "switch.",
+    "switch. Serving namespaces (label aistack.dev/tier: serve) are not judged: a model "
+    "server is a Deployment that runs until scaled, not a job that waits its turn.",
     fix="List the namespace in k8s.TrainingQueue's namespaces, or create a LocalQueue "
     "there whose ClusterQueue's namespaceSelector selects the namespace.",
 )
@@ -55,6 +56,8 @@ def check(graph):
             **(metadata_of(namespace).get("labels") or {}),
             "kubernetes.io/metadata.name": name,
         }
+        if labels.get("aistack.dev/tier") == "serve":
+            continue
         bound = []
         for local in locals_by_namespace.get(name, []):
             target = queues.get((local.inputs.get("spec") or {}).get("clusterQueue"))

@@ -20,9 +20,9 @@ SPOT = {
 }
 
 
-def _team(gpus=4):
+def _team(gpus=4, tier="train"):
     return aistack_k8s.TeamNamespace(
-        "ml-train", {"team": "ml", "gpus": gpus, "governance": GOVERNANCE}
+        f"ml-{tier}", {"team": "ml", "gpus": gpus, "tier": tier, "governance": GOVERNANCE}
     )
 
 
@@ -149,6 +149,11 @@ def test_c5_03_a_team_namespace_in_the_training_queue_passes(verdicts):
 
 def test_c5_03_a_namespace_without_gpus_needs_no_queue(verdicts):
     assert verdicts("AIS-C5-03", lambda: _team(gpus=0)) == {"": "not-applicable"}
+
+
+def test_c5_03_a_serving_namespace_is_not_queued(verdicts):
+    # Model servers are Deployments that run until scaled, not jobs that wait their turn.
+    assert verdicts("AIS-C5-03", lambda: _team(tier="serve")) == {"": "not-applicable"}
 
 
 def test_c5_03_a_namespace_allowed_gpus_without_a_local_queue_fails(verdicts):
