@@ -273,7 +273,7 @@ class TrainingQueue(pulumi.ComponentResource):
         raw, teams = _namespaces_from_teams(raw)
 
         def checks(args: TrainingQueueArgs) -> None:
-            _check(name, args)
+            _check(name, args, teams)
 
         args = TrainingQueueArgs.validate_with(raw, checks, where=name)[0]
         super().__init__("aistack:index:K8sTrainingQueue", name, None, opts)
@@ -513,8 +513,16 @@ def cluster_queue_spec(args: TrainingQueueArgs) -> dict[str, Any]:
     return spec
 
 
-def _check(name: str, args: TrainingQueueArgs) -> None:
+def _check(name: str, args: TrainingQueueArgs, teams: Mapping[str, Any]) -> None:
     problems = Problems()
+    for index, namespace in enumerate(args.namespaces):
+        team = teams.get(namespace)
+        if team is not None and team.args.tier == "serve":
+            problems.add(
+                f"{name}.namespaces.{index}",
+                f"{namespace!r} is a serving namespace (tier serve).",
+                "queue training namespaces only: serving stays apart from training (S1).",
+            )
     seen: set[str] = set()
     for index, flavor in enumerate(args.flavors):
         at = f"{name}.flavors.{index}"

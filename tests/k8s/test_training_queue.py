@@ -320,6 +320,18 @@ def test_team_namespace_components_are_accepted_and_waited_for():
     assert graph.named("vision-namespace").urn in local.dependencies
 
 
+def test_a_serving_namespace_is_not_queued_with_training():
+    def program():
+        serving = k8s.TeamNamespace(
+            "ml-serve", {"team": "ml", "gpus": 2, "tier": "serve", "governance": dict(GOVERNANCE)}
+        )
+        k8s.TrainingQueue("train", _args(namespaces=["ml-train", serving]))
+
+    with pytest.raises(ConfigError) as error:
+        engine.run(program)
+    assert error.value.fields == ["train.namespaces.1"]
+
+
 def test_a_namespace_listed_twice_is_refused():
     with pytest.raises(ConfigError) as error:
         _queue(namespaces=["ml-train", "ml-train"])
