@@ -22,6 +22,9 @@ _EXPORTS = {
     "GpuMonitoringArgs": "aistack.k8s.gpu_monitoring",
     "TrainingJobTemplate": "aistack.k8s.training_job_template",
     "TrainingJobTemplateArgs": "aistack.k8s.training_job_template",
+    "TrainingQueue": "aistack.k8s.training_queue",
+    "TrainingQueueArgs": "aistack.k8s.training_queue",
+    "QueueFlavor": "aistack.k8s.training_queue",
 }
 
 __all__ = sorted(_EXPORTS)

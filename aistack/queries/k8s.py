@@ -19,6 +19,8 @@ from aistack.engine.k8s_cloud import is_builtin_api
 from aistack.queries import revealed
 
 __all__ = [
+    "KUEUE_GROUP",
+    "MAX_QUEUE_GPUS",
     "NAMESPACE",
     "NETWORK_POLICY",
     "RESOURCE_QUOTA",
@@ -32,13 +34,16 @@ __all__ = [
     "job_templates",
     "JobTemplate",
     "pod_specs",
+    "is_gpu_resource",
     "is_k8s_object",
+    "kueue_objects",
     "manifest",
     "metadata_of",
     "namespace_bundles",
     "namespace_of",
     "objects_in",
     "parse_quantity",
+    "selector_matches",
 ]
 
 NAMESPACE = "kubernetes:core/v1:Namespace"
@@ -254,3 +259,55 @@ def pod_specs(document: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, 
             for replicated in (document.get("spec") or {}).get("replicatedJobs") or []
         ]
     return [(job, (job.get("template") or {}).get("spec") or {}) for job in jobs]
+
+
+# ---- Kueue ------------------------------------------------------------------------------
+
+#: Kueue's API group; its objects register as `kubernetes:kueue.x-k8s.io/<version>:<Kind>`
+#: whatever the version (v1beta1, v1beta2).
+KUEUE_GROUP = "kueue.x-k8s.io"
+
+#: The most GPUs one Kueue flavor's quota may hold before it is no cap at all: ai-on-gke's
+#: DWS tutorial (`setup/kueue.yaml`) sets `nominalQuota: 1000000000 # "Infinite" quota`.
+#: 100000 is above the largest GPU clusters announced when this was written, so a value
+#: above it is a placeholder for "unlimited", not a pool's maximum.
+MAX_QUEUE_GPUS = 100_000
+
+
+def kueue_objects(graph: StackGraph, kind: str) -> list[Resource]:
+    """Every Kueue object of `kind` (ClusterQueue, LocalQueue, ResourceFlavor, ...), any
+    API version."""
+    return [
+        r
+        for r in graph.resources
+        if r.type.startswith(f"kubernetes:{KUEUE_GROUP}/") and r.type.endswith(f":{kind}")
+    ]
+
+
+def is_gpu_resource(name: str) -> bool:
+    """An extended resource a device plugin advertises (`nvidia.com/gpu`, `amd.com/gpu`):
+    domain-qualified and outside Kubernetes' own `kubernetes.io` domain."""
+    return "/" in name and not name.split("/", 1)[0].endswith("kubernetes.io")
+
+
+def selector_matches(selector: dict[str, Any] | None, labels: dict[str, Any]) -> bool:
+    """Whether a metav1.LabelSelector selects an object with `labels` (apimachinery
+    LabelSelectorAsSelector: matchLabels and matchExpressions are ANDed; a null selector
+    selects nothing, an empty one everything)."""
+    if selector is None:
+        return False
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, operator = expression.get("key"), expression.get("operator")
+        values = list(expression.get("values") or [])
+        present = key in labels
+        if operator == "In" and not (present and labels[key] in values):
+            return False
+        if operator == "NotIn" and present and labels[key] in values:
+            return False
+        if operator == "Exists" and not present:
+            return False
+        if operator == "DoesNotExist" and present:
+            return False
+    return True

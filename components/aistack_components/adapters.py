@@ -51,6 +51,7 @@ from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
 from aistack.k8s.team_namespace import TeamNamespace
 from aistack.k8s.training_job_template import TrainingJobTemplate
+from aistack.k8s.training_queue import TrainingQueue
 from aistack_components.args import (
     AwsAuditTrailArgs,
     AwsBudgetGuardArgs,
@@ -75,6 +76,7 @@ from aistack_components.args import (
     K8sGpuMonitoringArgs,
     K8sTeamNamespaceArgs,
     K8sTrainingJobTemplateArgs,
+    K8sTrainingQueueArgs,
 )
 from aistack_components.codegen import WIRING
 from aistack_components.gcp_wiring import ClusterRef, LogsBucketRef, ServicesRef, waiting_for
@@ -773,6 +775,22 @@ class K8sTrainingJobTemplate(
     """Submits one run: set RUN_ID and SEED, run it where git and the config file are."""
 
 
+class K8sTrainingQueue(_Adapter, args=K8sTrainingQueueArgs, component=TrainingQueue):
+    """A Kueue ClusterQueue capped at the GPU pools' maximum (Spot flavors first), a
+    LocalQueue per team namespace, priority classes and the stopPolicy kill switch. From
+    other languages `namespaces` are the namespace names (a K8sTeamNamespace's `namespace`)
+    and `flavors` the pools' flavors as plain objects."""
+
+    cluster_queue_name: pulumi.Output[str]
+    local_queue_names: pulumi.Output[dict[str, str]]
+    """The LocalQueue's name per namespace: jobs put it in kueue.x-k8s.io/queue-name."""
+    workload_priority_class_names: pulumi.Output[dict[str, str]]
+    priority_class_names: pulumi.Output[dict[str, str]]
+    stop_command: pulumi.Output[str]
+    """The kubectl patch that stops the queue (stopPolicy HoldAndDrain)."""
+    resume_command: pulumi.Output[str]
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -797,4 +815,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,
     AwsKarpenterGpuPool,
+    K8sTrainingQueue,
 ]

@@ -2428,3 +2428,143 @@ class K8sTrainingJobTemplateArgs(TypedDict):
     """The run configuration the submit command hashes into AISTACK_CONFIG_HASH. Default:
     "config.yaml".
     """
+
+
+class K8sTrainingQueueApiVersion(enum.StrEnum):
+    V1BETA2 = "v1beta2"
+    V1BETA1 = "v1beta1"
+
+
+class K8sQueueFlavorCapacity(enum.StrEnum):
+    SPOT = "spot"
+    ON_DEMAND = "on-demand"
+
+
+class K8sFlavorTolerationOperator(enum.StrEnum):
+    EQUAL = "Equal"
+    EXISTS = "Exists"
+
+
+class K8sFlavorTolerationEffect(enum.StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class K8sFlavorToleration(TypedDict):
+    """A toleration Kueue adds to the pods it admits to a flavor. The ResourceFlavor CRD
+    (v0.19.2, spec.tolerations x-kubernetes-validations) allows operators Equal and Exists
+    only, and no value with Exists.
+    """
+
+    key: str
+    """The taint key, e.g. nvidia.com/gpu."""
+    operator: NotRequired[K8sFlavorTolerationOperator]
+    """Equal or Exists. Default: "Equal"."""
+    value: NotRequired[str]
+    """The taint value (Equal only)."""
+    effect: NotRequired[K8sFlavorTolerationEffect]
+    """The taint effect; none matches every effect."""
+
+
+class K8sQueueFlavor(TypedDict):
+    """One capacity type of the GPU pools: what a pool's `kueue_flavors()` returns, or a
+    hand-written flavor for a cluster whose pools aistack does not manage.
+    """
+
+    name: str
+    """The ResourceFlavor's name (cluster-scoped, explicit), e.g. 'gpu-spot'."""
+    capacity: K8sQueueFlavorCapacity
+    """Spot or on-demand: Spot flavors are tried first."""
+    node_labels: dict[str, str]
+    """Labels of the pool's nodes; Kueue adds them to the nodeSelector of the pods it admits to
+    this flavor (at most 8: the CRD's maxProperties).
+    """
+    tolerations: NotRequired[list[K8sFlavorToleration]]
+    """Tolerations for the pool's taints; Kueue adds them to admitted pods. Default: []."""
+    gpus: int
+    """The pool's maximum GPUs of this capacity: the flavor's GPU nominal quota."""
+    gpu_resource: NotRequired[str]
+    """The device plugin's resource name. Default: "nvidia.com/gpu"."""
+    cpu: NotRequired[str]
+    """CPU quota of this flavor. Default: gpus x the queue's cpuPerGpu."""
+    memory: NotRequired[str]
+    """Memory quota of this flavor. Default: gpus x the queue's memoryPerGpu."""
+
+
+class K8sTrainingQueueQueueingStrategy(enum.StrEnum):
+    BEST_EFFORT_FIFO = "BestEffortFIFO"
+    STRICT_FIFO = "StrictFIFO"
+
+
+class K8sTrainingQueuePreemption(enum.StrEnum):
+    LOWER_PRIORITY = "LowerPriority"
+    LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+    NEVER = "Never"
+
+
+class K8sTrainingQueueStopPolicy(enum.StrEnum):
+    HOLD = "Hold"
+    HOLD_AND_DRAIN = "HoldAndDrain"
+
+
+class K8sTrainingQueueArgs(TypedDict):
+    """The inputs of K8sTrainingQueue: its configuration, validated into
+    aistack.k8s.training_queue.TrainingQueueArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    api_version: NotRequired[K8sTrainingQueueApiVersion]
+    """The Kueue API version to render: v1beta2 (Kueue >= 0.15; the storage version from 0.16)
+    or v1beta1 for older Kueue. Default: "v1beta2".
+    """
+    cluster_queue_name: NotRequired[str]
+    """The ClusterQueue's name (cluster-scoped, explicit). Default: the component's name."""
+    local_queue_name: NotRequired[str]
+    """The LocalQueue's name in every team namespace, which jobs put in the
+    kueue.x-k8s.io/queue-name label. Default: the ClusterQueue's name.
+    """
+    namespaces: list[str]
+    """The team namespaces that may submit to the queue (names, or k8s.TeamNamespace
+    components): each gets a LocalQueue, and the ClusterQueue's namespaceSelector admits
+    these and no other.
+    """
+    flavors: list[K8sQueueFlavor]
+    """The pools' capacity types (`pool.kueue_flavors()`, or hand-written)."""
+    cpu_per_gpu: NotRequired[str]
+    """CPU quota per GPU for flavors that give no `cpu` of their own. Default: "8"."""
+    memory_per_gpu: NotRequired[str]
+    """Memory quota per GPU for flavors that give no `memory`. Default: "64Gi"."""
+    queueing_strategy: NotRequired[K8sTrainingQueueQueueingStrategy]
+    """BestEffortFIFO (default): a job that does not fit does not block smaller ones behind it.
+    StrictFIFO: creation order, strictly. Default: "BestEffortFIFO".
+    """
+    preemption: NotRequired[K8sTrainingQueuePreemption]
+    """`preemption.withinClusterQueue`: a pending job may evict running jobs of lower priority
+    in this queue (which Kueue requeues). Default: "LowerPriority".
+    """
+    cohort: NotRequired[str]
+    """A cohort to lend unused quota to and reclaim it from (rendered cohortName on v1beta2,
+    cohort on v1beta1). Default: none, so the queue never admits more than its own nominal
+    quota.
+    """
+    stop_policy: NotRequired[K8sTrainingQueueStopPolicy]
+    """Stop the queue from the stack: Hold (no new admissions) or HoldAndDrain (also evict
+    running jobs). Default: not rendered, so the kill switch's patch (stop_command) is not
+    undone by the next deploy.
+    """
+    workload_priorities: NotRequired[dict[str, int]]
+    """WorkloadPriorityClasses for training jobs, named `<clusterQueue>-<key>`; jobs pick one
+    with the kueue.x-k8s.io/priority-class label. Higher preempts lower within the queue.
+    Default: {"high": 1000, "low": 100}.
+    """
+    serving_priority: NotRequired[int]
+    """Value of the `<clusterQueue>-serving` PriorityClass, above training: on shared nodes the
+    scheduler evicts training pods before serving pods (S1). At most 1000000000
+    (user-defined PriorityClass limit; higher is reserved). Default: 100000.
+    """
+    training_priority: NotRequired[int]
+    """Value of the `<clusterQueue>-training` PriorityClass (preemptionPolicy Never: training
+    pods wait, Kueue decides preemption). Default: 1000.
+    """

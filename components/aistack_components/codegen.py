@@ -65,6 +65,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
         "aistack.k8s.training_job_template",
         "TrainingJobTemplateArgs",
     ),
+    "K8sTrainingQueue": ("aistack.k8s.training_queue", "TrainingQueueArgs"),
 }
 
 Wiring = tuple[str, str, bool, str]

@@ -42,3 +42,23 @@ def run():
         return engine.run(program, config=config)
 
     return _run
+
+
+def spot_flavor(gpus: int = 16) -> dict:
+    """A Kueue flavor for a GKE Spot GPU node pool "gpu" of `gpus` GPUs, as
+    gcp.GpuNodePool.kueue_flavors() gives it."""
+    return {
+        "name": "gpu-spot",
+        "capacity": "spot",
+        "gpus": gpus,
+        "nodeLabels": {"aistack.dev/pool": "gpu", "cloud.google.com/gke-spot": "true"},
+        "tolerations": [
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+            {
+                "key": "cloud.google.com/gke-spot",
+                "operator": "Equal",
+                "value": "true",
+                "effect": "NoSchedule",
+            },
+        ],
+    }

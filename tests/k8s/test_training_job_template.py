@@ -26,7 +26,7 @@ from aistack.k8s._base import NEWEST_KUBERNETES, OLDEST_KUBERNETES
 from aistack.k8s.training_job_template import DATA_KEY, PLACEHOLDERS
 from aistack.queries.k8s import builtin_manifests, job_templates, manifest, namespace_bundles
 from aistack.scan.crd_schemas import validate_custom_resource
-from tests.k8s.conftest import GOVERNANCE, GSA
+from tests.k8s.conftest import GOVERNANCE, GSA, spot_flavor
 from tests.k8s.test_checkov import _checkov
 
 VERSIONS = (OLDEST_KUBERNETES, NEWEST_KUBERNETES)
@@ -660,14 +660,22 @@ def test_the_template_in_the_configmap_is_plain_json_kubectl_reads(job_graph):
 
 @pytest.mark.parametrize("overrides", [{}, {"team_gpus": 32, "nodes": 4}], ids=["job", "jobset"])
 def test_a_team_namespace_with_a_template_fails_no_rule(overrides):
-    """With the GPU monitoring a namespace holding GPUs needs (AIS-C5-04, AIS-T3-02)."""
+    """With the GPU monitoring (AIS-C5-04, AIS-T3-02) and the queue (AIS-C5-03) a namespace
+    holding GPUs needs."""
     from aistack import policy
 
-    template = _program(**overrides)
+    gpus = overrides.get("team_gpus", 16)
 
     def program():
-        template()
+        team = k8s.TeamNamespace("ml-train", _team_args(gpus))
+        k8s.TrainingJobTemplate(
+            "llama", _args(**{k: v for k, v in overrides.items() if k != "team_gpus"}), team=team
+        )
         k8s.GpuMonitoring("gpu", {"platform": "prometheus-operator", "governance": GOVERNANCE})
+        k8s.TrainingQueue(
+            "ml-train",
+            {"governance": GOVERNANCE, "namespaces": [team], "flavors": [spot_flavor(gpus)]},
+        )
 
     graph = engine.run(program)
     failed = [

@@ -6,12 +6,15 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from aistack import k8s as aistack_k8s
+from tests.k8s.conftest import spot_flavor
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
 
 
 def _team(gpus=4):
-    aistack_k8s.TeamNamespace("ml-train", {"team": "ml", "gpus": gpus, "governance": GOVERNANCE})
+    return aistack_k8s.TeamNamespace(
+        "ml-train", {"team": "ml", "gpus": gpus, "governance": GOVERNANCE}
+    )
 
 
 def _monitoring(**args):
@@ -224,9 +227,13 @@ def test_team_namespaces_with_gpu_monitoring_pass_every_rule():
     from aistack import engine, policy
 
     def program():
-        _team()
+        team = _team()
         aistack_k8s.TeamNamespace(
             "ml-serve", {"team": "ml", "tier": "serve", "gpus": 2, "governance": GOVERNANCE}
+        )
+        # The queue a namespace with GPUs needs (AIS-C5-03).
+        aistack_k8s.TrainingQueue(
+            "ml-gpu", {"governance": GOVERNANCE, "namespaces": [team], "flavors": [spot_flavor()]}
         )
         _monitoring(selectorLabels={"release": "kube-prometheus-stack"})
 
