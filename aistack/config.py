@@ -138,15 +138,22 @@ def parse(model: type[M], data: Any, *, where: str = "") -> M:
     return validate_with(model, data, _no_checks, where=where)[0]
 
 
-def parse_all(blocks: Mapping[str, tuple[type[AistackModel], Any]]) -> dict[str, Any]:
+def parse_all(
+    blocks: Mapping[str, tuple[type[AistackModel] | Callable[[str, Any], Any], Any]],
+) -> dict[str, Any]:
     """Every config block parsed, `{key: (Args class, data)}` to `{key: Args}`, with the
     problems of all blocks in one ConfigError: a stack validates its whole configuration
-    before its first component registers anything."""
+    before its first component registers anything. Instead of an Args class a block may
+    name a component's `check_args(name, data)` (e.g. `k8s.TrainingQueue.check_args`),
+    which also runs the component's own checks, still registering nothing."""
     problems: list[Problem] = []
     parsed: dict[str, Any] = {}
     for key, (model, data) in blocks.items():
         try:
-            parsed[key] = model.parse(data, where=key)
+            if isinstance(model, type) and issubclass(model, AistackModel):
+                parsed[key] = model.parse(data, where=key)
+            else:
+                parsed[key] = cast(Callable[[str, Any], Any], model)(key, data)
         except ConfigError as error:
             problems.extend(error.problems)
     if problems:

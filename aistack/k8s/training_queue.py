@@ -261,6 +261,24 @@ class TrainingQueue(pulumi.ComponentResource):
     stop_command: str
     resume_command: str
 
+    @classmethod
+    def check_args(cls, name: str, args: TrainingQueueArgs | dict) -> TrainingQueueArgs:
+        """The checks the component runs before registering anything, without registering
+        anything: a stack validates every block first (aistack.config.parse_all)."""
+        return cls._validated(name, args)[0]
+
+    @staticmethod
+    def _validated(
+        name: str, args: TrainingQueueArgs | dict
+    ) -> tuple[TrainingQueueArgs, Mapping[str, Any]]:
+        raw = args.model_dump(by_alias=True) if isinstance(args, TrainingQueueArgs) else args
+        raw, teams = _namespaces_from_teams(raw)
+
+        def checks(parsed: TrainingQueueArgs) -> None:
+            _check(name, parsed, teams)
+
+        return TrainingQueueArgs.validate_with(raw, checks, where=name)[0], teams
+
     def __init__(
         self,
         name: str,
@@ -269,13 +287,7 @@ class TrainingQueue(pulumi.ComponentResource):
     ) -> None:
         """`args.namespaces` may hold `k8s.TeamNamespace` components as well as names: the
         LocalQueue then waits for that Namespace to exist."""
-        raw = args.model_dump(by_alias=True) if isinstance(args, TrainingQueueArgs) else args
-        raw, teams = _namespaces_from_teams(raw)
-
-        def checks(args: TrainingQueueArgs) -> None:
-            _check(name, args, teams)
-
-        args = TrainingQueueArgs.validate_with(raw, checks, where=name)[0]
+        args, teams = self._validated(name, args)
         super().__init__("aistack:index:K8sTrainingQueue", name, None, opts)
         self.args = args
         api = f"{KUEUE_GROUP}/{args.api_version}"

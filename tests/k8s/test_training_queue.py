@@ -13,7 +13,7 @@ from aistack.k8s._base import NEWEST_KUBERNETES, OLDEST_KUBERNETES
 from aistack.k8s.training_queue import KUEUE_VERSION, stop_command
 from aistack.queries.k8s import builtin_manifests, custom_manifests, manifest
 from aistack.scan.crd_schemas import schema_for, validate_custom_resource
-from tests.k8s.conftest import GOVERNANCE
+from tests.k8s.conftest import GOVERNANCE, spot_flavor
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
@@ -388,3 +388,23 @@ def test_training_at_or_above_serving_is_refused():
     with pytest.raises(ConfigError) as error:
         _queue(trainingPriority=100_000)
     assert error.value.fields == ["train.trainingPriority"]
+
+
+def test_check_args_runs_the_component_s_checks_and_registers_nothing():
+    from aistack.config import parse_all
+
+    flavor = spot_flavor(10**9)  # "infinite": the component's own check refuses it
+
+    def program():
+        parse_all(
+            {
+                "queue": (
+                    k8s.TrainingQueue.check_args,
+                    {"governance": GOVERNANCE, "namespaces": ["ml"], "flavors": [flavor]},
+                )
+            }
+        )
+
+    with pytest.raises(ConfigError) as caught:
+        engine.run(program)
+    assert [p.field for p in caught.value.problems] == ["queue.flavors.0.gpus"]

@@ -1,27 +1,38 @@
-"""The Kubernetes example stack previews offline and passes every Kubernetes rule."""
+"""The Kubernetes example stack: previews offline, its queue is capped at the node pool's
+maximum with the pool's labels and taints, its job template runs on that queue, every rule
+passes, and bad config is one ConfigError before anything is registered."""
 
+import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
-from aistack import policy
+from aistack import engine, policy
+from aistack.engine import runner
+from aistack.errors import ConfigError
+from aistack.queries.k8s import job_templates
 
 PROJECT = Path(__file__).resolve().parents[1]
-K8S_RULES = ("AIS-C3-07", "AIS-C6-11", "AIS-S1-03", "AIS-S1-04")
+CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 
 
 @pytest.fixture(scope="module")
 def graph():
-    from aistack.testing import StackRunner
-
-    return StackRunner().project(PROJECT, stack="dev")
+    return engine.run_project(PROJECT, stack="dev")
 
 
-def test_the_stack_creates_a_training_and_a_serving_namespace(graph):
-    assert graph.stack_outputs == {
-        "trainingNamespace": "vision-train",
-        "servingNamespace": "vision-serve",
-    }
+def test_the_outputs_say_how_to_submit_stop_and_resume(graph):
+    outputs = graph.stack_outputs
+    assert (outputs["trainingNamespace"], outputs["servingNamespace"]) == (
+        "vision-train",
+        "vision-serve",
+    )
+    assert outputs["localQueue"] == "vision-gpu"
+    assert "kubectl create --namespace vision-train -f -" in outputs["submitCommand"]
+    assert '"stopPolicy":"HoldAndDrain"' in outputs["stopQueueCommand"]
+    assert '"stopPolicy":"None"' in outputs["resumeQueueCommand"]
+    assert "AistackGpuIdle" in outputs["gpuAlerts"]
 
 
 def test_training_and_serving_have_their_own_gpu_caps(graph):
@@ -32,8 +43,67 @@ def test_training_and_serving_have_their_own_gpu_caps(graph):
     assert caps == {"vision-train": "8", "vision-serve": "2"}
 
 
-def test_every_kubernetes_rule_passes(graph):
-    rules = {r.id: r for r in policy.all_rules()}
-    for rule_id in K8S_RULES:
-        findings = rules[rule_id].evaluate(graph)
-        assert findings and all(f.status == "compliant" for f in findings), rule_id
+def test_the_queue_admits_at_most_the_pool_s_gpus_on_its_spot_nodes(graph):
+    (cluster_queue,) = graph.of_type(CLUSTER_QUEUE)
+    (group,) = cluster_queue.inputs["spec"]["resourceGroups"]
+    (flavor,) = group["flavors"]
+    assert flavor["name"] == "l4-spot-spot"
+    gpu = next(r for r in flavor["resources"] if r["name"] == "nvidia.com/gpu")
+    assert gpu["nominalQuota"] in (8, "8")
+    (resource_flavor,) = graph.of_type("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor")
+    spec = resource_flavor.inputs["spec"]
+    assert spec["nodeLabels"]["cloud.google.com/gke-spot"] == "true"
+    assert {t["key"] for t in spec["tolerations"]} == {
+        "nvidia.com/gpu",
+        "cloud.google.com/gke-spot",
+    }
+
+
+def test_the_job_template_queues_on_the_team_s_local_queue(graph):
+    (template,) = job_templates(graph)
+    labels = template.document["metadata"]["labels"]
+    assert labels["kueue.x-k8s.io/queue-name"] == graph.stack_outputs["localQueue"]
+    assert template.kind == "JobSet"  # two nodes
+    local_queue = next(r for r in graph.resources if r.type.endswith(":LocalQueue"))
+    assert local_queue.outputs["metadata"]["namespace"] == "vision-train"
+
+
+def test_every_rule_passes(graph):
+    failed = [
+        (rule.id, finding.resource_name, finding.message)
+        for rule in policy.all_rules()
+        for finding in rule.evaluate(graph)
+        if finding.status == "non-compliant"
+    ]
+    assert failed == []
+
+
+def test_the_checklist_items_of_kubernetes_part_one_pass(graph, aistack_stack):
+    aistack_stack.check(graph, "C3", "C5", "C6", "D3", "D4", "E1", "E3", "E4", "E5")
+    aistack_stack.check(graph, "T1", "T2", "T3", "T5", "S1")
+
+
+def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
+    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
+    stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
+    document = yaml.safe_load(stack_file.read_text())
+    document["config"]["k8s-training:trainingImage"] = "registry.example.com/vision:latest"
+    document["config"]["k8s-training:poolMaxGpus"] = 1_000_000_000  # "infinite"
+    document["config"]["k8s-training:servingGpus"] = -1
+    stack_file.write_text(yaml.safe_dump(document))
+
+    registered = []
+    register = runner.RecordingMonitor.RegisterResource
+
+    def counting(self, request):
+        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
+            registered.append(request.name)
+        return register(self, request)
+
+    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
+    with pytest.raises(ConfigError) as caught:
+        engine.run_project(tmp_path / "stack", stack="dev")
+    fields = {problem.field for problem in caught.value.problems}
+    assert {field.split(".")[0] for field in fields} == {"job", "queue", "serve"}, fields
+    assert "queue.flavors.0.gpus" in fields  # the queue's own check, run before any resource
+    assert registered == []
