@@ -4,8 +4,9 @@ the scheduler places the pod on a node that has the disk (Kubernetes docs, "Loca
 ephemeral storage"). The disk is the node's NVMe where the pool puts it under the kubelet
 (GKE local SSD ephemeral storage, Karpenter instanceStorePolicy RAID0)."""
 
-from aistack.policy import fail, ok, rule
-from aistack.queries.k8s import job_templates, pod_specs
+from aistack.policy import rule
+from aistack.policy.rules.k8s._job_templates import judge_templates
+from aistack.queries.k8s import pod_specs
 
 
 def _problems(document):
@@ -35,10 +36,4 @@ def _problems(document):
     fix="Render the template with k8s.TrainingJobTemplate (datasetCacheGib).",
 )
 def check(graph):
-    for template in job_templates(graph):
-        where = f"{template.kind} template {template.name!r} ({template.key})"
-        problems = _problems(template.document)
-        if problems:
-            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
-        else:
-            yield ok(template.config_map, f"{where} caches on sized node-local disk.")
+    yield from judge_templates(graph, _problems, "caches on sized node-local disk")

@@ -2,8 +2,9 @@
 run id, seed, code commit and config hash in the trainer's environment (the AISTACK_* names
 aws.TrainingPool's jobs use), so results can be traced to data, code and configuration."""
 
-from aistack.policy import fail, ok, rule
-from aistack.queries.k8s import job_templates, pod_specs
+from aistack.policy import rule
+from aistack.policy.rules.k8s._job_templates import judge_templates
+from aistack.queries.k8s import pod_specs
 
 RUN_MANIFEST = (
     "AISTACK_DATASET_VERSION",
@@ -37,10 +38,4 @@ def _problems(document):
     "command fills in the run's values).",
 )
 def check(graph):
-    for template in job_templates(graph):
-        where = f"{template.kind} template {template.name!r} ({template.key})"
-        problems = _problems(template.document)
-        if problems:
-            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
-        else:
-            yield ok(template.config_map, f"{where} records its run manifest.")
+    yield from judge_templates(graph, _problems, "records its run manifest")

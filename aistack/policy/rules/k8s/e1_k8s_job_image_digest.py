@@ -2,8 +2,9 @@
 reads workloads, does not look) are referenced by digest."""
 
 from aistack.images import reference_problem
-from aistack.policy import fail, ok, rule
-from aistack.queries.k8s import job_templates, pod_specs
+from aistack.policy import rule
+from aistack.policy.rules.k8s._job_templates import judge_templates
+from aistack.queries.k8s import pod_specs
 
 
 def _problems(document):
@@ -25,10 +26,4 @@ def _problems(document):
     fix="Give k8s.TrainingJobTemplate the image as repo@sha256:<digest>.",
 )
 def check(graph):
-    for template in job_templates(graph):
-        where = f"{template.kind} template {template.name!r} ({template.key})"
-        problems = _problems(template.document)
-        if problems:
-            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
-        else:
-            yield ok(template.config_map, f"{where} pins its images by digest.")
+    yield from judge_templates(graph, _problems, "pins its images by digest")

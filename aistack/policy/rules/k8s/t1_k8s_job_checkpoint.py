@@ -4,8 +4,9 @@ preStop hook (which signals the trainer), and a terminationGracePeriodSeconds no
 than Spot gives (AWS: a 2-minute notice; GKE Spot: 15 s for non-system pods, GKE docs
 "Spot VMs"), since a longer one is cut off anyway and hides that the trainer is too slow."""
 
-from aistack.policy import fail, ok, rule
-from aistack.queries.k8s import job_templates, pod_specs
+from aistack.policy import rule
+from aistack.policy.rules.k8s._job_templates import judge_templates
+from aistack.queries.k8s import pod_specs
 
 MAX_GRACE_SECONDS = 120
 
@@ -38,10 +39,4 @@ def _problems(document):
     "terminationGraceSeconds, checkpointSignal).",
 )
 def check(graph):
-    for template in job_templates(graph):
-        where = f"{template.kind} template {template.name!r} ({template.key})"
-        problems = _problems(template.document)
-        if problems:
-            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
-        else:
-            yield ok(template.config_map, f"{where} checkpoints and is signalled on stop.")
+    yield from judge_templates(graph, _problems, "checkpoints and is signalled on stop")

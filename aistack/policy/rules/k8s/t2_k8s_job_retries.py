@@ -10,8 +10,9 @@ Pod failure policy"), and an explicit `backoffLimit` of at most 10. A JobSet: a 
 `RestartJobSetAndIgnoreMaxRestarts` is unbounded, a deadline (T5).
 """
 
-from aistack.policy import fail, ok, rule
-from aistack.queries.k8s import job_templates, pod_specs
+from aistack.policy import rule
+from aistack.policy.rules.k8s._job_templates import judge_templates
+from aistack.queries.k8s import pod_specs
 
 MAX_RETRIES = 10
 
@@ -84,10 +85,4 @@ def _problems(document):
     "failurePolicy maxRestarts with a rule on PodFailurePolicy, and a deadline).",
 )
 def check(graph):
-    for template in job_templates(graph):
-        problems = _problems(template.document)
-        where = f"{template.kind} template {template.name!r} ({template.key})"
-        if problems:
-            yield fail(template.config_map, f"{where}: " + "; ".join(problems) + ".")
-        else:
-            yield ok(template.config_map, f"{where} retries disruptions uncounted, others bounded.")
+    yield from judge_templates(graph, _problems, "retries disruptions uncounted, others bounded")
