@@ -44,6 +44,7 @@ def planned_flavors(pool: aws.KarpenterGpuPoolArgs | None) -> list[dict[str, Any
             "nodeLabels": node_labels(POOL, capacity),
             "tolerations": [gpu_taint],
             "gpus": gpus,
+            "gpuResource": "nvidia.com/gpu",
         }
         for capacity, gpus in pool.capacities().items()
     ]
