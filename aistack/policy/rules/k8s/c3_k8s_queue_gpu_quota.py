@@ -19,12 +19,15 @@ _NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 def _declared(graph) -> dict[str, tuple[Decimal, str]]:
     """flavor name -> (the most GPUs of that flavor the stack declares, where said)."""
     declared: dict[str, tuple[Decimal, str]] = {}
-    pools = {}
+    # One aistack pool may have several NodePools (aws.KarpenterGpuPool: `<pool>-spot` and
+    # `<pool>-on-demand`, both labelled aistack.dev/pool: <pool>): a flavor's NodePool is
+    # one whose node labels agree with every one of the flavor's labels they both name.
+    pools = []
     for pool in graph.of_type(_NODE_POOL):
         spec = pool.inputs.get("spec") or {}
         labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
         if "aistack.dev/pool" in labels:
-            pools[labels["aistack.dev/pool"]] = (pool, spec.get("limits") or {})
+            pools.append((pool, labels, spec.get("limits") or {}))
     for flavor in kueue_objects(graph, "ResourceFlavor"):
         metadata = metadata_of(flavor)
         name = metadata.get("name")
@@ -35,8 +38,11 @@ def _declared(graph) -> dict[str, tuple[Decimal, str]]:
                 "its ResourceFlavor's aistack.dev/max-gpus",
             )
         labels = (flavor.inputs.get("spec") or {}).get("nodeLabels") or {}
-        if name and labels.get("aistack.dev/pool") in pools:
-            pool, limits = pools[labels["aistack.dev/pool"]]
+        for pool, pool_labels, limits in pools:
+            if not name or labels.get("aistack.dev/pool") != pool_labels["aistack.dev/pool"]:
+                continue
+            if any(pool_labels.get(key, value) != value for key, value in labels.items()):
+                continue
             for resource, limit in limits.items():
                 if is_gpu_resource(resource):
                     value = parse_quantity(limit)

@@ -115,6 +115,61 @@ def test_c3_08_an_unbounded_or_oversized_gpu_quota_fails(verdicts, program):
     assert verdicts("AIS-C3-08", program) == {"bare-cq": "non-compliant"}
 
 
+def _capacity_node_pool(capacity, gpu_limit):
+    """One of aws.KarpenterGpuPool's NodePools: `gpu-<capacity>`, labelled with the pool
+    and the capacity, so a Spot and an on-demand NodePool share aistack.dev/pool."""
+    labels = {"aistack.dev/pool": "gpu", "aistack.dev/capacity": capacity}
+    k8s.apiextensions.CustomResource(
+        f"gpu-{capacity}",
+        api_version="karpenter.sh/v1",
+        kind="NodePool",
+        metadata={"name": f"gpu-{capacity}"},
+        spec={
+            "template": {"metadata": {"labels": labels}, "spec": {}},
+            "limits": {"cpu": "1000", "nvidia.com/gpu": gpu_limit},
+        },
+    )
+
+
+def _capacity_flavor(capacity):
+    labels = {
+        "aistack.dev/pool": "gpu",
+        "aistack.dev/capacity": capacity,
+        "karpenter.sh/capacity-type": capacity,
+    }
+    k8s.apiextensions.CustomResource(
+        f"flavor-gpu-{capacity}",
+        api_version=KUEUE,
+        kind="ResourceFlavor",
+        metadata={"name": f"gpu-{capacity}"},
+        spec={"nodeLabels": labels},
+    )
+
+
+def test_c3_08_each_flavor_is_held_to_its_own_capacitys_node_pool(verdicts):
+    # Spot 8 and on-demand 2 GPUs of one pool: the Spot flavor's quota of 8 is within the
+    # Spot NodePool's limit, not judged against the on-demand NodePool's 2.
+    def program():
+        _capacity_node_pool("spot", "8")
+        _capacity_node_pool("on-demand", "2")
+        _capacity_flavor("spot")
+        _capacity_flavor("on-demand")
+        _bare_cluster_queue("8", flavor="gpu-spot")
+
+    assert verdicts("AIS-C3-08", program) == {"bare-cq": "compliant"}
+
+
+def test_c3_08_a_flavor_above_its_capacitys_node_pool_fails(verdicts):
+    def program():
+        _capacity_node_pool("spot", "8")
+        _capacity_node_pool("on-demand", "16")
+        _capacity_flavor("spot")
+        _capacity_flavor("on-demand")
+        _bare_cluster_queue("16", flavor="gpu-spot")
+
+    assert verdicts("AIS-C3-08", program) == {"bare-cq": "non-compliant"}
+
+
 def test_c3_08_a_quota_above_the_flavors_declared_maximum_fails(verdicts):
     def program():
         _queue(_team())

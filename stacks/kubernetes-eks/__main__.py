@@ -1,0 +1,232 @@
+"""A team's GPU training on an existing EKS cluster that runs Karpenter: a Spot-first GPU
+pool whose capacity feeds a Kueue queue, a training and a serving namespace, a job
+template on the queue, GPU monitoring, the EC2 GPU quota the pool needs and a budget.
+
+    aistack preview stacks/kubernetes-eks        # offline
+    cd stacks/kubernetes-eks && pulumi up         # for real: the AWS account and the cluster
+"""
+
+from typing import Any
+
+import pulumi
+
+from aistack import aws, k8s
+from aistack.aws.karpenter_gpu_pool import node_labels
+from aistack.config import parse_all
+from aistack.errors import ConfigError
+
+config = pulumi.Config()
+region = pulumi.Config("aws").require("region")
+team = config.require("team")
+cluster = config.require("clusterName")
+governance = {
+    "owner": team,
+    "costCenter": f"{team}-research",
+    "environment": pulumi.get_stack(),
+    "allowedRegions": [region],
+}
+discovery = config.require_object("discoveryTags")
+train_ns, serve_ns = f"{team}-train", f"{team}-serve"
+POOL, QUEUE, TEMPLATE = "gpu", f"{team}-gpu", "street-scenes"
+
+
+def planned_flavors(pool: aws.KarpenterGpuPoolArgs | None) -> list[dict[str, Any]]:
+    """The flavors the pool will give (`pool.kueue_flavors()`), from its parsed args, so
+    the queue is validated before the pool registers anything. A stand-in when the pool's
+    own block is wrong: its problems are reported already, the queue's others still are."""
+    if pool is None:
+        return [{"name": f"{POOL}-spot", "capacity": "spot", "gpus": 1}]
+    gpu_taint = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    return [
+        {
+            "name": f"{POOL}-{capacity}",
+            "capacity": capacity,
+            "nodeLabels": node_labels(POOL, capacity),
+            "tolerations": [gpu_taint],
+            "gpus": gpus,
+            "gpuResource": "nvidia.com/gpu",
+        }
+        for capacity, gpus in pool.capacities().items()
+    ]
+
+
+# Every block validated before the first resource: one ConfigError naming every problem,
+# and nothing half-created in the account or the cluster by a `pulumi up` that stops at
+# the fifth block. The pool goes first because the queue's flavors are derived from it.
+pool_block = {
+    "governance": governance,
+    "region": region,
+    "clusterName": cluster,
+    "controllerRoleName": config.require("karpenterControllerRole"),
+    "instanceTypes": config.require_object("instanceTypes"),
+    "maxSpotGpus": config.require_int("maxSpotGpus"),
+    "maxOnDemandGpus": config.get_int("maxOnDemandGpus") or 0,
+    "amiAlias": config.require("amiAlias"),
+    "subnetSelectorTags": discovery,
+    "securityGroupSelectorTags": discovery,
+}
+problems = []
+try:
+    pool_args: aws.KarpenterGpuPoolArgs | None = aws.KarpenterGpuPoolArgs.parse(
+        pool_block, where="gpuPool"
+    )
+except ConfigError as error:
+    problems.extend(error.problems)
+    pool_args = None
+training_gpus = sum(pool_args.capacities().values()) if pool_args else 1
+alert_emails = config.require_object("alertEmails")
+try:
+    args = parse_all(
+        {
+            "identity": (
+                aws.WorkloadIdentityArgs,
+                {
+                    "governance": governance,
+                    # Only the trainer's role: the nodes' role is the pool's own.
+                    "workloads": [],
+                    "kubernetesServiceAccounts": [
+                        {
+                            "name": "trainer",
+                            "namespace": train_ns,
+                            "serviceAccount": "trainer",
+                            "mechanism": "pod-identity",
+                            "clusterName": cluster,
+                            "region": region,
+                        }
+                    ],
+                },
+            ),
+            "training": (
+                k8s.TeamNamespaceArgs,
+                {
+                    "team": team,
+                    "tier": "train",
+                    # The namespace may hold what the pool can launch, and no more.
+                    "gpus": training_gpus,
+                    "cpu": "96",
+                    "memory": "768Gi",
+                    "governance": governance,
+                    "serviceAccounts": [{"name": "trainer", "identity": "eks-pod-identity"}],
+                    "allowEgress": [
+                        {
+                            "cidr": config.require("vpcEndpointsCidr"),
+                            "purpose": "S3 and ECR through the VPC's interface endpoints",
+                        }
+                    ],
+                },
+            ),
+            "serving": (
+                k8s.TeamNamespaceArgs,
+                {
+                    "team": team,
+                    "tier": "serve",
+                    "gpus": config.require_int("servingGpus"),
+                    "governance": governance,
+                    "serviceAccounts": [{"name": "server"}],
+                },
+            ),
+            "queue": (
+                k8s.TrainingQueueArgs,
+                {
+                    "governance": governance,
+                    "namespaces": [train_ns],
+                    "flavors": planned_flavors(pool_args),
+                },
+            ),
+            "template": (
+                k8s.TrainingJobTemplateArgs,
+                {
+                    "governance": governance,
+                    # The LocalQueue TrainingQueue creates in the namespace: named as the queue.
+                    "queue": QUEUE,
+                    "namespace": train_ns,
+                    "serviceAccount": "trainer",
+                    "image": config.require("image"),
+                    "command": ["python", "-m", "train"],
+                    "nodes": 1,
+                    "gpusPerNode": 1,
+                    "cpu": "3",
+                    "memory": "12Gi",
+                    "sharedMemoryGib": 4,
+                    "maxRuntimeMinutes": 240,
+                    "checkpointUri": config.require("checkpointUri"),
+                    "datasetUri": config.require("datasetUri"),
+                    "datasetVersion": config.require("datasetVersion"),
+                },
+            ),
+            "monitoring": (
+                k8s.GpuMonitoringArgs,
+                {
+                    "platform": "prometheus-operator",
+                    "exporter": "gpu-operator",
+                    "governance": governance,
+                    # kube-prometheus-stack's Prometheus selects monitors and rules by this.
+                    "selectorLabels": {"release": "kube-prometheus-stack"},
+                    "namespaces": [train_ns, serve_ns],
+                    "queueWait": {"maxWaitSeconds": 3600, "clusterQueues": [QUEUE]},
+                    "alertLabels": {"team": team},
+                },
+            ),
+            "gpuQuota": (
+                aws.GpuQuotaArgs,
+                {"governance": governance, "region": region},
+            ),
+            "budget": (
+                aws.BudgetGuardArgs,
+                {
+                    "governance": governance,
+                    "region": region,
+                    "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
+                    "alertEmails": alert_emails,
+                },
+            ),
+        }
+    )
+except ConfigError as error:
+    problems.extend(error.problems)
+if problems:
+    raise ConfigError(problems)
+assert pool_args is not None
+
+# Spot first, on-demand fallback, and the interruption queue that drains Spot nodes on
+# their two-minute warning (T1, T2). Karpenter itself is the cluster's, installed with
+# the Helm values exported below.
+pool = aws.KarpenterGpuPool(POOL, pool_args)
+
+# The trainer's own role through EKS Pod Identity: no keys, not the node's role (C6).
+identity = aws.WorkloadIdentity("identity", args["identity"])
+train = k8s.TeamNamespace(
+    train_ns, args["training"], identities={"trainer": identity.role_arn("trainer")}
+)
+serve = k8s.TeamNamespace(serve_ns, args["serving"])
+
+# The pool's capacity types are the queue's flavors: Kueue admits no more GPUs per
+# capacity than the NodePool may launch, and steers admitted jobs to it (C3, C5).
+queue = k8s.TrainingQueue(
+    QUEUE,
+    {
+        **args["queue"].model_dump(by_alias=True),
+        "namespaces": [train],
+        "flavors": pool.kueue_flavors(),
+    },
+)
+template = k8s.TrainingJobTemplate(
+    TEMPLATE,
+    {**args["template"].model_dump(by_alias=True), "queue": queue.local_queue_names[train_ns]},
+    team=train,
+)
+k8s.GpuMonitoring("gpu-monitoring", args["monitoring"])
+
+# EC2's vCPU quota for what the NodePools may launch, filed before they need it (C1).
+quota = aws.GpuQuota("gpu-quota", args["gpuQuota"], pools=[pool])
+# The month's budget with a daily alert (C3).
+aws.BudgetGuard("budget", args["budget"])
+
+pulumi.export("karpenterHelmValues", pool.helm_values())
+pulumi.export("trainingNamespace", train.namespace_name)
+pulumi.export("servingNamespace", serve.namespace_name)
+pulumi.export("localQueue", queue.local_queue_names[train_ns])
+pulumi.export("submit", template.submit_command)
+pulumi.export("stopQueue", queue.stop_command)
+pulumi.export("resumeQueue", queue.resume_command)
+pulumi.export("gpuQuota", quota.summaries)
