@@ -38,13 +38,14 @@ check: env
 cost: env
 	$(RUN) aistack cost .
 
-# checkov and the IAM action database over both example stacks (docs/scan.md). `make test`
-# runs the same through tests/scan/, once per session.
+# checkov, the IAM action database and the Kubernetes schemas over every example stack
+# (docs/scan.md). `make test` runs the same through tests/scan/, once per session.
 scan: scan-env
 	$(RUN) aistack scan .
 	$(RUN) aistack scan stacks/minimal-training
 	$(RUN) aistack scan stacks/gcp-guardrails
 	$(RUN) aistack scan stacks/kubernetes
+	$(RUN) aistack scan stacks/kubernetes-eks
 
 # The component package's generated TypedDicts and its schema, from the pydantic Args
 # (components/aistack_components/codegen.py); tests/components/ fails when they are stale.

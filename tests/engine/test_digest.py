@@ -38,6 +38,7 @@ DIGESTS = {
     # them too.
     "gcp-guardrails": "d6b7c35d58f597fac19bb6ead7089e073f7f928afab3d783d4ed4cb41ba73888",
     "kubernetes": "2fd19aa48f84bbcef3e5dd0ee967f49a79c4346feed85e0984bae3f1febaac9e",
+    "kubernetes-eks": "39aa057734d66cdb09951bff9940d788825a5ad763f923f6d0d01b2f40d36da9",
 }
 
 
@@ -159,6 +160,7 @@ def _graphs() -> dict[str, StackGraph]:
         "engine-features": engine.run(_engine_features, config={"aws:region": "us-east-1"}),
         "gcp-guardrails": engine.run_project(ROOT / "stacks" / "gcp-guardrails"),
         "kubernetes": engine.run_project(ROOT / "stacks" / "kubernetes"),
+        "kubernetes-eks": engine.run_project(ROOT / "stacks" / "kubernetes-eks"),
     }
 
 

@@ -25,6 +25,7 @@ STACKS = {
     "minimal-training": ROOT / "stacks" / "minimal-training",
     "gcp-guardrails": ROOT / "stacks" / "gcp-guardrails",
     "kubernetes": ROOT / "stacks" / "kubernetes",
+    "kubernetes-eks": ROOT / "stacks" / "kubernetes-eks",
 }
 #: Programs scanned in the same checkov batch, with their config: a team's first GCP stack
 #: (an example stack too), one compliant and one violating resource per mapped Google type
@@ -60,6 +61,11 @@ def gcp_guardrails_graph():
 @pytest.fixture(scope="session")
 def kubernetes_graph():
     return engine.run_project(STACKS["kubernetes"], stack="dev")
+
+
+@pytest.fixture(scope="session")
+def kubernetes_eks_graph():
+    return engine.run_project(STACKS["kubernetes-eks"], stack="dev")
 
 
 @pytest.fixture(scope="session")

@@ -29,7 +29,9 @@ def test_checkov_reports_an_unencrypted_bucket_and_a_hop_limit_of_two(stack_scan
 
 
 @pytest.mark.parametrize(
-    "stack", ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails", "kubernetes"]
+    "stack",
+    ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails", "kubernetes"]
+    + ["kubernetes-eks"],
 )
 def test_checkov_judged_every_resource_of_the_example_stack(
     stack,
@@ -39,6 +41,7 @@ def test_checkov_judged_every_resource_of_the_example_stack(
     gcp_foundation_graph,
     gcp_guardrails_graph,
     kubernetes_graph,
+    kubernetes_eks_graph,
 ):
     graph = {
         "reference": reference_graph,
@@ -46,6 +49,7 @@ def test_checkov_judged_every_resource_of_the_example_stack(
         "gcp-foundation": gcp_foundation_graph,
         "gcp-guardrails": gcp_guardrails_graph,
         "kubernetes": kubernetes_graph,
+        "kubernetes-eks": kubernetes_eks_graph,
     }[stack]
     summary = stack_scans[stack].summary["checkov"]
     objects = [d for d in kubernetes_documents(graph) if d.builtin]
