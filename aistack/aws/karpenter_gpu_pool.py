@@ -67,6 +67,8 @@ TOKEN = "aistack:index:AwsKarpenterGpuPool"
 GPU_RESOURCE = "nvidia.com/gpu"
 #: The labels every aistack GPU pool puts on its nodes (the queue/pool contract).
 POOL_LABEL = "aistack.dev/pool"
+#: The AWS region a NodePool launches in (its cluster's), for the quota rule AIS-C1-01.
+REGION_ANNOTATION = "aistack.dev/region"
 CAPACITY_LABEL = "aistack.dev/capacity"
 #: Karpenter's own well-known label for the capacity type (karpenter.sh/v1).
 KARPENTER_CAPACITY_LABEL = "karpenter.sh/capacity-type"
@@ -474,7 +476,13 @@ class KarpenterGpuPool(pulumi.ComponentResource):
                 f"{name}-{capacity}",
                 api_version=crd.NODEPOOL_API_VERSION,
                 kind="NodePool",
-                metadata={"name": f"{name}-{capacity}", "labels": object_labels},
+                # The region is the cluster's, which no Karpenter field says: recorded so
+                # that AIS-C1-01 holds the NodePool to the quota of that region.
+                metadata={
+                    "name": f"{name}-{capacity}",
+                    "labels": object_labels,
+                    "annotations": {REGION_ANNOTATION: args.region},
+                },
                 spec=_node_pool_spec(args, name, node_class_name, capacity, gpus, self.offers),
                 opts=child_opts(self, depends_on=[self.node_class]),
             )

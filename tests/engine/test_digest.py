@@ -38,7 +38,7 @@ DIGESTS = {
     # them too.
     "gcp-guardrails": "d6b7c35d58f597fac19bb6ead7089e073f7f928afab3d783d4ed4cb41ba73888",
     "kubernetes": "2fd19aa48f84bbcef3e5dd0ee967f49a79c4346feed85e0984bae3f1febaac9e",
-    "kubernetes-eks": "39aa057734d66cdb09951bff9940d788825a5ad763f923f6d0d01b2f40d36da9",
+    "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
 }
 
 

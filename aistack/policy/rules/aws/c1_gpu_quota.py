@@ -2,7 +2,8 @@
 
 Capacity is what can launch GPU instances: Batch compute environments, Auto Scaling groups
 (instance type from the launch template or the mixed-instances overrides), EKS managed
-node groups and single EC2 instances. Each is sized at its maximum in vCPUs, per EC2
+node groups, Karpenter NodePools (their cpu limit, in the region aws.KarpenterGpuPool
+records) and single EC2 instances. Each is sized at its maximum in vCPUs, per EC2
 quota code (family group x market); capacities sharing a quota in a region are summed,
 because they draw on it together. The stack must hold an `aws:servicequotas` ServiceQuota
 for that code and region whose value covers the sum.
@@ -29,6 +30,9 @@ ASG = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 INSTANCE = "aws:ec2/instance:Instance"
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+#: Where aws.KarpenterGpuPool records a NodePool's region (no Karpenter field holds it).
+REGION_ANNOTATION = "aistack.dev/region"
 
 
 @dataclass
@@ -208,6 +212,42 @@ def _instance(resource: Resource, capacity: _Capacity, templates: dict[str, Reso
     capacity.add(catalog.vcpu_quota(t.name, market), t.vcpus, f"1 x {t.name}")  # type: ignore[arg-type]
 
 
+def _karpenter(resource: Resource, capacity: _Capacity) -> None:
+    """A NodePool launches at most its `limits.cpu` in vCPUs, of the instance types and
+    capacity types its requirements allow; without a capacity-type requirement Karpenter
+    launches on-demand (karpenter.sh docs, NodePools: "karpenter.sh/capacity-type ... If
+    not included, the webhook for the AWS cloud provider will default to on-demand")."""
+    from aistack.queries.k8s import parse_quantity
+
+    spec = resource.inputs.get("spec") or {}
+    limit = (spec.get("limits") or {}).get("cpu")
+    if limit is None:
+        return  # AIS-C3-10 fails a NodePool without a cpu limit: it has no maximum.
+    vcpus = math.floor(parse_quantity(limit))
+    requirements = ((spec.get("template") or {}).get("spec") or {}).get("requirements") or []
+
+    def allowed(key: str) -> list[str]:
+        return [
+            str(value)
+            for requirement in requirements
+            if isinstance(requirement, dict)
+            and requirement.get("key") == key
+            and requirement.get("operator") == "In"
+            for value in requirement.get("values") or []
+        ]
+
+    markets = allowed("karpenter.sh/capacity-type") or ["on-demand"]
+    for market in markets:
+        for instance_type in allowed("node.kubernetes.io/instance-type"):
+            t = _gpu_type(instance_type)
+            if t is not None and market in ("spot", "on-demand"):
+                capacity.add(
+                    catalog.vcpu_quota(t.name, cast("catalog.Market", market)),
+                    vcpus,
+                    f"limits.cpu {limit}",
+                )
+
+
 def capacities(graph: StackGraph) -> list[_Capacity]:
     """Every GPU capacity resource in the stack with its vCPU need per quota code."""
     templates = _launch_templates(graph)
@@ -222,6 +262,10 @@ def capacities(graph: StackGraph) -> list[_Capacity]:
             _node_group(resource, capacity, templates)
         elif resource.type == INSTANCE:
             _instance(resource, capacity, templates)
+        elif resource.type == KARPENTER_NODE_POOL:
+            annotations = (resource.inputs.get("metadata") or {}).get("annotations") or {}
+            capacity.region = str(annotations.get(REGION_ANNOTATION) or "")
+            _karpenter(resource, capacity)
         if capacity.needs:
             found.append(capacity)
     return found
@@ -280,7 +324,10 @@ def check(graph: StackGraph) -> Iterator:
             total = totals[key]
             others = [n for n in sharing[key] if n != capacity.resource.name]
             detail = basis + (f"; {total} together with {', '.join(others)}" if others else "")
-            what = f"{code} ({_quota_name(code)}) in {capacity.region}"
+            where = capacity.region or (
+                f"an unknown region (annotate the NodePool {REGION_ANNOTATION})"
+            )
+            what = f"{code} ({_quota_name(code)}) in {where}"
             need = f"{vcpus} vCPUs of {what} ({detail})"
             have = requested.get(key)
             if have is None:

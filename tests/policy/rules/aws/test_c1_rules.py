@@ -246,3 +246,77 @@ def test_c1_does_not_apply_without_gpu_capacity(verdicts):
         _batch("fargate", types=(), kind="FARGATE")
 
     assert verdicts(RULE, program) == {"": "not-applicable"}
+
+
+# ---- Karpenter NodePools ------------------------------------------------------------------
+
+KARPENTER_POOL = {
+    "governance": GOVERNANCE,
+    "region": "us-east-1",
+    "clusterName": "ml-prod",
+    "controllerRoleName": "KarpenterController-ml-prod",
+    "instanceTypes": ["g6.xlarge", "g6.2xlarge"],
+    "maxSpotGpus": 8,
+    "maxOnDemandGpus": 2,
+    "amiAlias": "al2023@v20240807",
+    "subnetSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
+    "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
+}
+
+
+def _karpenter(with_quota):
+    def program():
+        pool = aistack_aws.KarpenterGpuPool("gpu", KARPENTER_POOL)
+        if with_quota:
+            aistack_aws.GpuQuota(
+                "quota", {"governance": GOVERNANCE, "region": "us-east-1"}, pools=[pool]
+            )
+
+    return program
+
+
+def test_c1_karpenter_node_pools_covered_by_the_pool_s_gpu_quota_comply(verdicts):
+    assert verdicts(RULE, _karpenter(with_quota=True)) == {
+        "gpu-spot": "compliant",
+        "gpu-on-demand": "compliant",
+    }
+
+
+def test_c1_karpenter_node_pools_without_quota_violate_with_their_cpu_limit(verdicts):
+    assert verdicts(RULE, _karpenter(with_quota=False)) == {
+        "gpu-spot": "non-compliant",
+        "gpu-on-demand": "non-compliant",
+    }
+    message = _findings(_karpenter(with_quota=False))["gpu-spot"].message
+    assert "L-3819A6DF" in message and "limits.cpu" in message and "us-east-1" in message
+
+
+def test_c1_a_hand_written_node_pool_without_a_region_says_so(verdicts):
+    import pulumi_kubernetes as k8s
+
+    def program():
+        k8s.apiextensions.CustomResource(
+            "bare-pool",
+            api_version="karpenter.sh/v1",
+            kind="NodePool",
+            metadata={"name": "bare"},
+            spec={
+                "template": {
+                    "spec": {
+                        "requirements": [
+                            {
+                                "key": "node.kubernetes.io/instance-type",
+                                "operator": "In",
+                                "values": ["g6.xlarge"],
+                            }
+                        ]
+                    }
+                },
+                "limits": {"cpu": "16"},
+            },
+        )
+
+    finding = _findings(program)["bare-pool"]
+    assert finding.status == "non-compliant"
+    assert "unknown region (annotate the NodePool aistack.dev/region)" in finding.message
+    assert "16 vCPUs" in finding.message  # on-demand: Karpenter's default capacity type
