@@ -267,6 +267,24 @@ class KarpenterGpuPoolArgs(AistackModel):
         }
         return {capacity: gpus for capacity, gpus in wanted.items() if gpus > 0}
 
+    def kueue_flavors(self, pool: str) -> list[dict[str, Any]]:
+        """The flavors a pool named `pool` with these args gives (`KarpenterGpuPool.
+        kueue_flavors()`): known before the pool registers anything, so a stack can
+        validate its queue first."""
+        return [
+            {
+                "name": f"{pool}-{capacity}",
+                "capacity": capacity,
+                "nodeLabels": node_labels(pool, capacity),
+                "tolerations": [
+                    {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
+                ],
+                "gpus": gpus,
+                "gpuResource": GPU_RESOURCE,
+            }
+            for capacity, gpus in self.capacities().items()
+        ]
+
     def semantic_problems(self, where: str) -> list[Problem]:
         problems = Problems()
 
@@ -512,19 +530,7 @@ class KarpenterGpuPool(pulumi.ComponentResource):
         """One Kueue ResourceFlavor description per capacity type, Spot first, as
         `k8s.TrainingQueue`'s `flavors` takes them: the node labels this pool's NodePools
         set, a toleration of its GPU taint, and the GPU maximum of that capacity."""
-        return [
-            {
-                "name": f"{self._name}-{capacity}",
-                "capacity": capacity,
-                "nodeLabels": node_labels(self._name, capacity),
-                "tolerations": [
-                    {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
-                ],
-                "gpus": gpus,
-                "gpuResource": GPU_RESOURCE,
-            }
-            for capacity, gpus in self.args.capacities().items()
-        ]
+        return self.args.kueue_flavors(self._name)
 
     def quota_needs(self) -> list[QuotaNeed]:
         """What `aws.GpuQuota` must request for this pool (C1), per capacity type. The

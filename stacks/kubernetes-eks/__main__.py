@@ -11,7 +11,6 @@ from typing import Any
 import pulumi
 
 from aistack import aws, k8s
-from aistack.aws.karpenter_gpu_pool import node_labels
 from aistack.config import parse_all
 from aistack.errors import ConfigError
 
@@ -36,18 +35,7 @@ def planned_flavors(pool: aws.KarpenterGpuPoolArgs | None) -> list[dict[str, Any
     own block is wrong: its problems are reported already, the queue's others still are."""
     if pool is None:
         return [{"name": f"{POOL}-spot", "capacity": "spot", "gpus": 1}]
-    gpu_taint = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
-    return [
-        {
-            "name": f"{POOL}-{capacity}",
-            "capacity": capacity,
-            "nodeLabels": node_labels(POOL, capacity),
-            "tolerations": [gpu_taint],
-            "gpus": gpus,
-            "gpuResource": "nvidia.com/gpu",
-        }
-        for capacity, gpus in pool.capacities().items()
-    ]
+    return pool.kueue_flavors(POOL)
 
 
 # Every block validated before the first resource: one ConfigError naming every problem,
