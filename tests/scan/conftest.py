@@ -17,7 +17,9 @@ import pytest
 
 from aistack import engine
 from aistack.scan import Finding, scan, scan_many
-from tests.scan import gcp_programs, small_programs
+from aistack.scan import checkov as checkov_module
+from aistack.scan.checkov import find_checkov
+from tests.scan import gcp_programs, precompute, small_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = {
@@ -39,6 +41,8 @@ PROGRAMS = {
     "k8s-namespaces": (small_programs.kubernetes_namespaces, {}),
     "k8s-jobset": (small_programs.kubernetes_jobset, {}),
 }
+#: Where the shared data keeps the batch's check list.
+CHECK_LIST = "check list"
 #: Scanned once more, each in a checkov process of its own, to prove the batch equal.
 ALONE = ("aws-plain", "k8s-namespaces")
 
@@ -92,7 +96,9 @@ def _compute() -> dict:
     results = {name: _record(result) for name, result in zip(graphs, scans, strict=True)}
     for name in ALONE:
         results[f"{name} alone"] = _record(scan(graphs[name], skips=None))
-    return results
+    # The check list the batch printed (checkov --list), for every worker: checked_types()
+    # and the guideline links then need no checkov process of their own.
+    return {"scans": results, CHECK_LIST: checkov_module._LISTINGS[find_checkov()]}
 
 
 @dataclass(frozen=True)
@@ -109,18 +115,20 @@ class StackScan:
 def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
     """Each example stack's and program's scan summary and every finding (skip list not
     applied), from one checkov batch; `<name> alone` for the ALONE programs' own scans."""
-    if worker_id == "master":
-        data = _compute()
-    else:
-        shared = tmp_path_factory.getbasetemp().parent
-        with open(shared / "aistack-scan.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            cache = shared / "aistack-scan.json"
-            if cache.exists():
-                data = json.loads(cache.read_text())
-            else:
-                data = _compute()
-                cache.write_text(json.dumps(data))
+    # The directory every worker of this session shares (a worker's basetemp is
+    # <session>/popen-gwN), where tests/conftest.py started the background computation.
+    basetemp = tmp_path_factory.getbasetemp()
+    shared = basetemp if worker_id == "master" else basetemp.parent
+    with open(shared / precompute.LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cache = shared / precompute.CACHE
+        if cache.exists():
+            data = json.loads(cache.read_text())
+        else:
+            data = _compute()
+            cache.write_text(json.dumps(data))
+    # This worker's check list is the batch's (see _compute).
+    checkov_module._LISTINGS.setdefault(find_checkov(), data[CHECK_LIST])
     return {
         name: StackScan(
             item["summary"],
@@ -128,5 +136,5 @@ def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
             frozenset((check, resource) for check, resource in item["passed"]),
             item["resources"],
         )
-        for name, item in data.items()
+        for name, item in data["scans"].items()
     }

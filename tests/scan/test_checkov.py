@@ -79,9 +79,12 @@ def test_the_ecr_encryption_false_positive_of_the_audit_is_gone(stack_scans):
     assert ecr == []
 
 
-def test_every_emitted_terraform_type_is_one_checkov_knows(reference_graph, minimal_graph):
+def test_every_emitted_terraform_type_is_one_checkov_knows(
+    reference_graph, minimal_graph, stack_scans
+):
     """checkov's check list names Terraform types; a type we mistranslate matches none of
-    its checks and would pass silently."""
+    its checks and would pass silently. (stack_scans: checked_types() then reads the
+    session batch's check list.)"""
     known = checked_types()
     emitted = {
         resource["type"]

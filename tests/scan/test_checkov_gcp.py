@@ -78,10 +78,13 @@ def test_every_google_resource_of_the_program_reached_checkov(mappings_graph, ma
     assert mappings_result.resources == len(custom)
 
 
-def test_emitted_google_types_that_checkov_checks_are_the_ones_it_names(mappings_graph):
+def test_emitted_google_types_that_checkov_checks_are_the_ones_it_names(
+    mappings_graph, stack_scans
+):
     """Types checkov has checks for must match its names exactly; the rest (budgets,
     quota preferences, routers, ...) no check reads, so only the bridge metadata vouches
-    for them (test_tfplan_gcp.py)."""
+    for them (test_tfplan_gcp.py). (stack_scans: checked_types() then reads the session
+    batch's check list.)"""
     emitted = {
         r["type"]
         for r in to_terraform_plan(mappings_graph)["planned_values"]["root_module"]["resources"]
