@@ -19,7 +19,7 @@ from aistack import engine
 from aistack.scan import Finding, scan, scan_many
 from aistack.scan import checkov as checkov_module
 from aistack.scan.checkov import find_checkov
-from tests.scan import gcp_programs, precompute, small_programs
+from tests.scan import gcp_programs, small_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = {
@@ -115,18 +115,18 @@ class StackScan:
 def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
     """Each example stack's and program's scan summary and every finding (skip list not
     applied), from one checkov batch; `<name> alone` for the ALONE programs' own scans."""
-    # The directory every worker of this session shares (a worker's basetemp is
-    # <session>/popen-gwN), where tests/conftest.py started the background computation.
-    basetemp = tmp_path_factory.getbasetemp()
-    shared = basetemp if worker_id == "master" else basetemp.parent
-    with open(shared / precompute.LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        cache = shared / precompute.CACHE
-        if cache.exists():
-            data = json.loads(cache.read_text())
-        else:
-            data = _compute()
-            cache.write_text(json.dumps(data))
+    if worker_id == "master":
+        data = _compute()
+    else:
+        shared = tmp_path_factory.getbasetemp().parent
+        with open(shared / "aistack-scan.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            cache = shared / "aistack-scan.json"
+            if cache.exists():
+                data = json.loads(cache.read_text())
+            else:
+                data = _compute()
+                cache.write_text(json.dumps(data))
     # This worker's check list is the batch's (see _compute).
     checkov_module._LISTINGS.setdefault(find_checkov(), data[CHECK_LIST])
     return {
