@@ -20,7 +20,6 @@ directory naming its source in `aistack/scan/data/crds/SOURCES.md`.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -46,7 +45,9 @@ def _strict(schema: Any) -> Any:
         return [_strict(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: _strict(value) for key, value in schema.items()}
+    # `properties` maps field names to schemas: its keys are not schema keywords (a field
+    # may be named like one), so only its values are walked, below.
+    out = {key: _strict(value) for key, value in schema.items() if key != "properties"}
     if out.pop("x-kubernetes-int-or-string", False):
         out.pop("type", None)
         out.setdefault("anyOf", [{"type": "integer"}, {"type": "string"}])
@@ -56,8 +57,6 @@ def _strict(schema: Any) -> Any:
         and not schema.get("x-kubernetes-preserve-unknown-fields")
     ):
         out["additionalProperties"] = False
-    # `properties` maps field names to schemas: its keys are not schema keywords, but a
-    # field may be named like one, so re-walk only the values.
     if isinstance(schema.get("properties"), dict):
         out["properties"] = {name: _strict(value) for name, value in schema["properties"].items()}
     return out
@@ -79,14 +78,12 @@ def crd_schemas() -> dict[tuple[str, str], CrdSchema]:
                     continue
                 api_version = f"{spec['group']}/{version['name']}"
                 schema = version["schema"]["openAPIV3Schema"]
-                # The API server validates metadata itself (names, labels); the CRD's
-                # `metadata: {type: object}` says nothing more.
                 key = (api_version, spec["names"]["kind"])
                 found[key] = CrdSchema(
                     api_version,
                     spec["names"]["kind"],
                     str(path.relative_to(CRD_DIRECTORY)),
-                    _strict(copy.deepcopy(schema)),
+                    _strict(schema),  # a new schema: the loaded one is not changed
                 )
     return found
 
