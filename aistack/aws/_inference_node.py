@@ -28,7 +28,8 @@ from typing import Any
 
 from aistack import node
 from aistack.errors import AistackError, ConfigError
-from aistack.gateway import GatewayConfig, render_nginx_conf, required_directories
+from aistack.gateway import GatewayConfig, required_directories
+from aistack.gateway.serving import serving_nginx_conf
 
 __all__ = [
     "CACHE_DIR",
@@ -65,9 +66,6 @@ USER_DATA_LIMIT_BYTES = node.USER_DATA_LIMIT_BYTES
 #: Logs the CloudWatch agent ships besides the model server's (which docker sends itself).
 GATEWAY_LOGS = ("access.log", "error.log")
 
-_ACCESS_LOG = re.compile(r"^    access_log (?P<target>\S+) aistack_json;$", re.MULTILINE)
-_LOG_FORMAT = re.compile(r"^    log_format aistack_json (?P<body>.*)}';$", re.MULTILINE)
-_HTTP_OPEN = "http {\n"
 _ONE_LINE = re.compile(r"[\x20-\x7e]+")
 
 
@@ -149,47 +147,6 @@ def runtime_docker_args(spec: ServingNode) -> list[str]:
         ],
     }[spec.runtime]  # fmt: skip
     return [*options, spec.image, *command, *spec.runtime_args]
-
-
-def serving_nginx_conf(
-    gateway: GatewayConfig, *, request_logging: str, trusted_proxies: tuple[str, ...]
-) -> str:
-    """The gateway's nginx.conf, adapted to a node behind the load balancer.
-
-    Two changes to what `render_nginx_conf` writes: the client address is taken from the
-    X-Forwarded-For the load balancer appends (only when the connection comes from the load
-    balancer's subnets), so per-client rate limits apply per client rather than per load
-    balancer node (S3); and the access log follows `request_logging` (G2): 'none' writes no
-    access log, 'metadata' the gateway's JSON line (no bodies, no keys), 'full' that line
-    plus the request body (the prompt; bodies nginx spooled to disk are not in memory and
-    are left out). Answers are never logged by the gateway.
-    """
-    text = render_nginx_conf(gateway)
-    access = list(_ACCESS_LOG.finditer(text))
-    log_format = list(_LOG_FORMAT.finditer(text))
-    if len(access) != 1 or len(log_format) != 1 or _HTTP_OPEN not in text:
-        raise AistackError(
-            "aistack.gateway renders its access log differently than this module expects; "
-            "update aistack.aws._inference_node.serving_nginx_conf"
-        )
-    target = access[0]["target"]
-    if request_logging == "none":
-        text = _ACCESS_LOG.sub("    access_log off;", text)
-    elif request_logging == "full":
-        full = f'    log_format aistack_full {log_format[0]["body"]},"body":"$request_body"}}\';'
-        text = _LOG_FORMAT.sub(lambda m: m.group(0) + "\n" + full, text)
-        text = _ACCESS_LOG.sub(f"    access_log {target} aistack_full;", text)
-    real_ip = [
-        "    # Behind the load balancer: the client is the address it appends to",
-        "    # X-Forwarded-For, trusted only from the load balancer's own subnets.",
-        *(f"    set_real_ip_from {cidr};" for cidr in trusted_proxies),
-        "    real_ip_header X-Forwarded-For;",
-        "    real_ip_recursive on;",
-        "",
-    ]
-    if trusted_proxies:
-        text = text.replace(_HTTP_OPEN, _HTTP_OPEN + "\n".join(real_ip) + "\n", 1)
-    return text
 
 
 def cloudwatch_agent_config(spec: ServingNode) -> dict[str, Any]:
