@@ -25,6 +25,8 @@ _EXPORTS = {
     "TrainingQueue": "aistack.k8s.training_queue",
     "TrainingQueueArgs": "aistack.k8s.training_queue",
     "QueueFlavor": "aistack.k8s.training_queue",
+    "InferenceService": "aistack.k8s.inference_service",
+    "InferenceServiceArgs": "aistack.k8s._inference_args",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -25,6 +25,7 @@ from pydantic.alias_generators import to_camel
 __all__ = [
     "AlertRule",
     "GmpEndpoint",
+    "GmpLabelMapping",
     "GmpRuleGroup",
     "GmpRulesSpec",
     "GmpTargetLabels",
@@ -34,6 +35,7 @@ __all__ = [
     "PodMonitoringSpec",
     "PodMetricsEndpoint",
     "PrometheusRuleSpec",
+    "RecordingRule",
     "RuleGroup",
     "ServiceMonitorEndpoint",
     "ServiceMonitorSpec",
@@ -116,6 +118,11 @@ class PodMonitorSpec(_Cr):
     namespace_selector: NamespaceSelector
     pod_metrics_endpoints: list[PodMetricsEndpoint] = Field(min_length=1)
     job_label: str | None = None
+    pod_target_labels: list[str] | None = Field(
+        None,
+        description="Pod labels copied onto the target, their names sanitised as "
+        "Prometheus does (aistack.dev/model-version -> aistack_dev_model_version).",
+    )
 
 
 class AlertRule(_Cr):
@@ -129,12 +136,20 @@ class AlertRule(_Cr):
     annotations: dict[str, str] = Field(default_factory=dict)
 
 
+class RecordingRule(_Cr):
+    """`spec.groups[].rules[]` of a PrometheusRule or GMP Rules: a recording rule."""
+
+    record: str = Field(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+    expr: str = Field(min_length=1)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
 class RuleGroup(_Cr):
     """`spec.groups[]` of a PrometheusRule."""
 
     name: str = Field(min_length=1)
     interval: str | None = Field(None, pattern=PROMETHEUS_DURATION)
-    rules: list[AlertRule] = Field(min_length=1)
+    rules: list[AlertRule | RecordingRule] = Field(min_length=1)
 
 
 class PrometheusRuleSpec(_Cr):
@@ -157,6 +172,13 @@ class GmpEndpoint(_Cr):
     timeout: str | None = None
 
 
+class GmpLabelMapping(_Cr):
+    """`spec.targetLabels.fromPod[]`: a pod label copied onto the target as `to`."""
+
+    from_: str = Field(alias="from")
+    to: str = Field(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+
+
 class GmpTargetLabels(_Cr):
     """`spec.targetLabels`: which pod metadata becomes target labels (CRD enum)."""
 
@@ -165,6 +187,7 @@ class GmpTargetLabels(_Cr):
             "container", "node", "pod", "top_level_controller_name", "top_level_controller_type"
         ]
     ]
+    from_pod: list[GmpLabelMapping] | None = None
 
 
 class PodMonitoringSpec(_Cr):
@@ -180,7 +203,7 @@ class GmpRuleGroup(_Cr):
 
     name: str = Field(min_length=1)
     interval: str | None = None
-    rules: list[AlertRule] = Field(min_length=1)
+    rules: list[AlertRule | RecordingRule] = Field(min_length=1)
 
 
 class GmpRulesSpec(_Cr):
