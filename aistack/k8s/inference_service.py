@@ -69,6 +69,10 @@ from aistack.k8s._monitoring_crs import (
 )
 from aistack.queries.k8s import parse_quantity
 
+# Pod labels the serving pods carry (k8s.ImagePolicy requires the version on serving pods)
+# and the sidecar's config directory, shared with the rules that read them.
+from aistack.queries.k8s_serving import GATEWAY_CONF_DIR, MODEL_NAME_LABEL, MODEL_VERSION_LABEL
+
 if TYPE_CHECKING:
     from aistack.k8s.team_namespace import TeamNamespace
 
@@ -83,13 +87,9 @@ __all__ = [
 ]
 
 TOKEN = "aistack:index:K8sInferenceService"
-#: Pod labels the serving pods carry; k8s.ImagePolicy requires the version on serving pods.
-MODEL_NAME_LABEL = "aistack.dev/model-name"
-MODEL_VERSION_LABEL = "aistack.dev/model-version"
 #: The upstream releases the custom resources are written against (CRDs kept under
 #: aistack/scan/data/crds/).
 PINNED = {"gateway-api": "v1.6.1", "keda": "v2.20.2"}
-GATEWAY_CONF_DIR = "/etc/aistack-gateway"
 _SERVICE_PORT = 80
 _RUN_AS = 1000
 _HOME = "/home/aistack"

@@ -1,0 +1,180 @@
+"""Kubernetes serving rules (S1, S3, S4, S5, S6, S7, G2, G3): compliant with
+k8s.InferenceService, violated by the hand-written serving objects people write instead."""
+
+import pulumi_kubernetes as k8s
+import pytest
+
+from aistack import k8s as aistack_k8s
+from tests.k8s.test_inference_service import _args, _team
+
+GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
+DEPLOYMENT = "chat-1-4-0"
+
+
+def _service(**overrides):
+    aistack_k8s.InferenceService("chat", _args(**overrides), team=_team())
+
+
+def _hand_written(name="vllm", namespace="ml-serve", labels=None, annotations=None, **spec):
+    """A plain vLLM Deployment as a tutorial writes it: no gateway, no autoscaler."""
+    labels = {"app": name, **(labels or {})}
+    return k8s.apps.v1.Deployment(
+        name,
+        metadata={"name": name, "namespace": namespace, "annotations": annotations or {}},
+        spec={
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:latest"}]},
+            },
+            **spec,
+        },
+    )
+
+
+def _in_serve_namespace(**kwargs):
+    def program():
+        _team()
+        _hand_written(**kwargs)
+
+    return program
+
+
+RULES = ["AIS-S3-03", "AIS-S3-04", "AIS-S4-02", "AIS-S5-02", "AIS-S6-02", "AIS-S7-03",
+         "AIS-G2-02", "AIS-S1-11"]  # fmt: skip
+
+
+@pytest.mark.parametrize("rule_id", RULES)
+def test_an_inference_service_complies(verdicts, rule_id):
+    found = verdicts(rule_id, _service)
+    assert found and set(found.values()) == {"compliant"}, found
+
+
+@pytest.mark.parametrize(
+    "rule_id", ["AIS-S3-03", "AIS-S4-02", "AIS-S5-02", "AIS-S7-03", "AIS-G2-02"]
+)
+def test_a_hand_written_serving_deployment_fails(verdicts, rule_id):
+    assert verdicts(rule_id, _in_serve_namespace())["vllm"] == "non-compliant"
+
+
+def test_s3_03_a_fixed_replica_count_is_a_cap(verdicts):
+    assert verdicts("AIS-S3-03", _in_serve_namespace(replicas=2))["vllm"] == "compliant"
+
+
+def test_s3_03_a_scaled_object_without_a_maximum_fails(verdicts):
+    def program():
+        _in_serve_namespace()()
+        k8s.apiextensions.CustomResource(
+            "vllm-scaler",
+            api_version="keda.sh/v1alpha1",
+            kind="ScaledObject",
+            metadata={"name": "vllm", "namespace": "ml-serve"},
+            spec={"scaleTargetRef": {"name": "vllm"}, "triggers": []},
+        )
+
+    assert verdicts("AIS-S3-03", program)["vllm"] == "non-compliant"
+
+
+def test_s3_04_an_hpa_that_scales_down_after_30_seconds_fails(verdicts):
+    def program():
+        _in_serve_namespace()()
+        k8s.autoscaling.v2.HorizontalPodAutoscaler(
+            "vllm-hpa",
+            metadata={"name": "vllm", "namespace": "ml-serve"},
+            spec={
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm"},
+                "minReplicas": 1,
+                "maxReplicas": 4,
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 30}},
+            },
+        )
+
+    assert verdicts("AIS-S3-04", program) == {"vllm-hpa": "non-compliant"}
+    assert verdicts("AIS-S3-03", program)["vllm"] == "compliant"
+
+
+def test_s6_02_a_version_missing_from_the_route_cannot_take_traffic(verdicts):
+    def program():
+        _service()
+        _hand_written(
+            "chat-1-2-0",
+            labels={"aistack.dev/model-name": "chat", "aistack.dev/model-version": "1.2.0"},
+        )
+
+    found = verdicts("AIS-S6-02", program)
+    assert found["chat-1-2-0"] == "non-compliant" and found[DEPLOYMENT] == "compliant"
+
+
+def test_s7_03_a_pod_serving_latest_fails(verdicts):
+    program = _in_serve_namespace(
+        labels={"aistack.dev/model-name": "chat", "aistack.dev/model-version": "latest"}
+    )
+    assert verdicts("AIS-S7-03", program)["vllm"] == "non-compliant"
+
+
+def test_g2_02_full_logging_without_classification_and_retention_fails(verdicts):
+    program = _in_serve_namespace(annotations={"aistack.dev/request-logging": "full"})
+    assert verdicts("AIS-G2-02", program)["vllm"] == "non-compliant"
+    program = _in_serve_namespace(annotations={"aistack.dev/request-logging": "metadata"})
+    assert verdicts("AIS-G2-02", program)["vllm"] == "compliant"
+
+
+def test_g3_02_production_versions_name_their_approver(verdicts):
+    def prod(approved):
+        def program():
+            _service(
+                governance={**GOVERNANCE, "environment": "prod"},
+                versions=[
+                    {
+                        "version": "1.4.0",
+                        "weight": 100,
+                        **({"approvedBy": "CHG-1"} if approved else {}),
+                    }
+                ],
+            )
+
+        return program
+
+    assert verdicts("AIS-G3-02", prod(True)) == {DEPLOYMENT: "compliant"}
+    labels = {"aistack.dev/environment": "prod"}
+
+    def unapproved():
+        _team()
+        k8s.apps.v1.Deployment(
+            "vllm",
+            metadata={"name": "vllm", "namespace": "ml-serve", "labels": labels},
+            spec={
+                "selector": {"matchLabels": {"app": "vllm"}},
+                "template": {
+                    "metadata": {"labels": {"app": "vllm"}},
+                    "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:latest"}]},
+                },
+            },
+        )
+
+    assert verdicts("AIS-G3-02", unapproved) == {"vllm": "non-compliant"}
+
+
+def test_s1_11_serving_beside_training_fails(verdicts):
+    def program():
+        train = aistack_k8s.TeamNamespace(
+            "ml-train", {"team": "ml", "gpus": 8, "governance": GOVERNANCE}
+        )
+        aistack_k8s.TrainingQueue(
+            "ml-gpu",
+            {
+                "governance": GOVERNANCE,
+                "namespaces": [train],
+                "flavors": [
+                    {
+                        "name": "gpu-spot",
+                        "capacity": "spot",
+                        "gpus": 8,
+                        "nodeLabels": {"aistack.dev/pool": "gpu"},
+                    }
+                ],
+            },
+        )
+        _hand_written(namespace="ml-train", labels={"aistack.dev/model-name": "chat"})
+
+    assert verdicts("AIS-S1-11", program) == {"vllm": "non-compliant"}
