@@ -291,6 +291,12 @@ class InferenceServiceArgs(AistackModel):
     runtime_args: tuple[str, ...] = Field(
         (), description="Extra runtime arguments, after the ones aistack sets."
     )
+    namespace: str | None = Field(
+        None,
+        pattern=_DNS_LABEL,
+        description="The serving namespace; default: the `team=` TeamNamespace's. Required "
+        "without team= (from other languages: a K8sTeamNamespace's namespaceName).",
+    )
     service_account: str = Field(
         "server",
         pattern=_DNS_LABEL,
@@ -583,6 +589,12 @@ def plan_service(
 
     if team is not None:
         _check_team(where, args, team, plans, problems)
+    elif args.namespace is None:
+        problems.add(
+            f"{where}.namespace",
+            "is required without team=.",
+            "pass the serve TeamNamespace as team=, or name its namespace.",
+        )
     problems.raise_if_any()
     return plans
 

@@ -114,7 +114,7 @@ class InferenceService(pulumi.ComponentResource):
         args: InferenceServiceArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        team: TeamNamespace,
+        team: TeamNamespace | None = None,
     ) -> None:
         """`team`: the serve-tier k8s.TeamNamespace the service runs in; its namespace,
         ServiceAccount and GPU quota are checked against the versions' bounds."""
@@ -125,9 +125,14 @@ class InferenceService(pulumi.ComponentResource):
         args, plans = InferenceServiceArgs.validate_with(args, checks, where=name)
         super().__init__(TOKEN, name, None, opts)
         self.args, self.plans = args, plans
-        self.namespace = team.args.namespace or team.pulumi_resource_name
+        if args.namespace is not None:
+            self.namespace = args.namespace
+        else:  # plan_service made sure one of the two is given
+            assert team is not None
+            self.namespace = team.args.namespace or team.pulumi_resource_name
+        after_team: list[pulumi.Resource] = [team] if team is not None else []
         model = args.model_name
-        opts_in = child_opts(self, depends_on=[team])
+        opts_in = child_opts(self, depends_on=after_team)
         governance = args.governance
         common_annotations = annotations_for(
             governance,
@@ -210,7 +215,7 @@ class InferenceService(pulumi.ComponentResource):
                 f"{name}-{plan.slug}",
                 metadata=meta(object_name, version, **deployment_annotations),
                 spec=_untyped(spec),
-                opts=child_opts(self, depends_on=[team, *depends]),
+                opts=child_opts(self, depends_on=[*after_team, *depends]),
             )
             self.deployments[version] = deployment
             if autoscaled:
@@ -237,7 +242,7 @@ class InferenceService(pulumi.ComponentResource):
             kind="HTTPRoute",
             metadata=meta(model),
             spec=route_spec(args, plans),
-            opts=child_opts(self, depends_on=[team, *self.services.values()]),
+            opts=child_opts(self, depends_on=[*after_team, *self.services.values()]),
         )
         k8s.networking.v1.NetworkPolicy(
             f"{name}-ingress",

@@ -49,6 +49,7 @@ from aistack.gcp.network import Network as VpcNetwork
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
+from aistack.k8s.inference_service import InferenceService
 from aistack.k8s.team_namespace import TeamNamespace
 from aistack.k8s.training_job_template import TrainingJobTemplate
 from aistack.k8s.training_queue import TrainingQueue
@@ -74,6 +75,7 @@ from aistack_components.args import (
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
+    K8sInferenceServiceArgs,
     K8sTeamNamespaceArgs,
     K8sTrainingJobTemplateArgs,
     K8sTrainingQueueArgs,
@@ -791,6 +793,18 @@ class K8sTrainingQueue(_Adapter, args=K8sTrainingQueueArgs, component=TrainingQu
     resume_command: pulumi.Output[str]
 
 
+class K8sInferenceService(_Adapter, args=K8sInferenceServiceArgs, component=InferenceService):
+    """A model served from its serving namespace: per version a Deployment of the runtime
+    with the aistack gateway sidecar, a Service, an autoscaler with an explicit maximum and
+    a PodDisruptionBudget; a weighted HTTPRoute, an ingress NetworkPolicy, the scrape and
+    the serving alerts. From other languages `namespace` is required (a K8sTeamNamespace's
+    namespaceName)."""
+
+    route_name: pulumi.Output[str]
+    """The HTTPRoute: rollback is a patch of its backend weights."""
+    alert_names: pulumi.Output[list[str]]
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -816,4 +830,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     K8sTrainingJobTemplate,
     AwsKarpenterGpuPool,
     K8sTrainingQueue,
+    K8sInferenceService,
 ]

@@ -2568,3 +2568,295 @@ class K8sTrainingQueueArgs(TypedDict):
     """Value of the `<clusterQueue>-training` PriorityClass (preemptionPolicy Never: training
     pods wait, Kueue decides preemption). Default: 1000.
     """
+
+
+class K8sServingVersionStandby(enum.StrEnum):
+    WARM = "warm"
+    ZERO = "zero"
+
+
+class K8sServingVersion(TypedDict):
+    """One deployable model version: its traffic share, its bounds and who approved it."""
+
+    version: str
+    """The immutable version (S7), as stored under the model source,
+    <uri>/<modelName>/<version>/. 'latest', 'current', 'stable' are refused.
+    """
+    weight: int
+    """Share of traffic in per cent; all versions' weights sum to 100. 0 keeps the version
+    deployed without traffic: rollback is a weight change (S6).
+    """
+    min_replicas: NotRequired[int]
+    """Replicas kept while it takes traffic; default: the service's."""
+    max_replicas: NotRequired[int]
+    """Most replicas of this version (its cost cap); default: the service's."""
+    standby: NotRequired[K8sServingVersionStandby]
+    """At weight 0: 'warm' (default) keeps one replica loaded, so a rollback takes seconds;
+    'zero' keeps none (KEDA scales it from zero when traffic returns; with the HPA, a
+    rollback to it waits for `pulumi up` and a model load). Default: "warm".
+    """
+    approved_by: NotRequired[str]
+    """Who approved this version for production (G3), e.g. an e-mail or a ticket. Required for
+    every version when governance.environment is prod.
+    """
+
+
+class K8sInferenceServiceRuntime(enum.StrEnum):
+    VLLM = "vllm"
+    TRITON = "triton"
+    TENSORRT_LLM = "tensorrt-llm"
+
+
+class K8sModelSource(TypedDict):
+    """Where each version's weights are copied from onto the node, before the runtime starts."""
+
+    uri: str
+    """s3://bucket/prefix or gs://bucket/prefix; version v of model m is read from
+    <uri>/<m>/<v>/, read-only, by the serving ServiceAccount's cloud identity (no keys: the
+    team namespace links it, C6).
+    """
+    sync_image: str
+    """Image by digest with the cloud's CLI that copies the model: the AWS CLI for s3:// (e.g.
+    public.ecr.aws/aws-cli/aws-cli@sha256:...), the Google Cloud CLI for gs:// (e.g.
+    gcr.io/google.com/cloudsdktool/google-cloud-cli@sha256:...).
+    """
+    cache_size: NotRequired[str]
+    """Node-local disk for the model (an emptyDir with this sizeLimit, and an ephemeral-storage
+    request of the same, so the pod lands on a node that has it). Default: "200Gi".
+    """
+
+
+class K8sAutoscalingKind(enum.StrEnum):
+    KEDA = "keda"
+    HPA = "hpa"
+
+
+class K8sAutoscaling(TypedDict):
+    """How each version's replicas follow load, between its minimum and its maximum (S3)."""
+
+    kind: NotRequired[K8sAutoscalingKind]
+    """'keda' (default): a KEDA ScaledObject on the runtime's queue length read from Prometheus
+    (needs KEDA and prometheusUrl). 'hpa': an autoscaling/v2 HorizontalPodAutoscaler on a
+    Pods metric served by a metrics adapter (prometheus-adapter, or GKE's
+    custom-metrics-stackdriver-adapter). Default: "keda".
+    """
+    prometheus_url: NotRequired[str]
+    """Prometheus query endpoint KEDA reads, e.g.
+    http://prometheus-operated.monitoring.svc:9090 (for GKE Managed Prometheus, the frontend
+    UI service). Required with kind 'keda'.
+    """
+    target_queue_per_replica: NotRequired[int]
+    """Requests waiting in the runtime's queue per replica before another replica is added.
+    Measure your model and set it. Default: 4.
+    """
+    hpa_metric: NotRequired[str]
+    """kind 'hpa': the metric's name as the adapter serves it, e.g. 'vllm:num_requests_waiting'
+    (prometheus-adapter) or 'prometheus.googleapis.com|vllm:num_requests_waiting|gauge'
+    (GKE).
+    """
+    scale_down_window_seconds: NotRequired[int]
+    """How long load must stay low before replicas are removed. At least 300: a replica takes
+    minutes to pull its image and load the model, and a shorter window removes what the next
+    burst needs again. Default: 600.
+    """
+    polling_interval_seconds: NotRequired[int]
+    """kind 'keda': how often KEDA queries Prometheus. Default: 30."""
+
+
+class K8sInferenceServiceRequestLogging(enum.StrEnum):
+    NONE = "none"
+    METADATA = "metadata"
+    FULL = "full"
+
+
+class K8sInferenceServiceLogDataClassification(enum.StrEnum):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    CONFIDENTIAL = "confidential"
+    RESTRICTED = "restricted"
+
+
+class K8sInferenceServiceFallback(enum.StrEnum):
+    ERROR = "error"
+    PREVIOUS_VERSION = "previous_version"
+
+
+class K8sParentGateway(TypedDict):
+    """The Gateway API Gateway the HTTPRoute attaches to (owned by the platform team)."""
+
+    name: str
+    """str(object='') -> str str(bytes_or_buffer[, encoding[, errors]]) -> str"""
+    namespace: str
+    """str(object='') -> str str(bytes_or_buffer[, encoding[, errors]]) -> str"""
+    section_name: NotRequired[str]
+    """The listener, e.g. 'https'; default: all."""
+
+
+class K8sIngressSource(TypedDict):
+    """Who may reach the gateway port of the serving pods (S1): one NetworkPolicy peer."""
+
+    cidr: NotRequired[str]
+    """An address range, e.g. a GKE proxy-only subnet or a load balancer's health-check ranges."""
+    namespace: NotRequired[str]
+    """A namespace whose pods may connect, e.g. the Gateway implementation's."""
+    pod_labels: NotRequired[dict[str, str]]
+    """With namespace: only its pods with these labels. Default: {}."""
+    purpose: str
+    """Why: recorded in the policy's annotation."""
+
+
+class K8sInferenceServiceMonitoring(enum.StrEnum):
+    PROMETHEUS_OPERATOR = "prometheus-operator"
+    GKE_MANAGED_PROMETHEUS = "gke-managed-prometheus"
+
+
+class K8sQualityAlertAlarmWhen(enum.StrEnum):
+    BELOW = "below"
+    ABOVE = "above"
+
+
+class K8sQualityAlert(TypedDict):
+    """The model-quality metric the team's evaluator publishes to Prometheus (G4)."""
+
+    threshold: float
+    """Alert threshold. Required: only the team knows what a bad score is."""
+    metric: NotRequired[str]
+    """Gauge with the labels model and model_version, published by the team's evaluation job.
+    Default: "aistack_model_quality_score".
+    """
+    alarm_when: NotRequired[K8sQualityAlertAlarmWhen]
+    """'below' for scores, 'above' for drift or error measures. Default: "below"."""
+    for_minutes: NotRequired[int]
+    """How long it must be beyond the threshold. Default: 180."""
+
+
+class K8sInferenceServiceArgs(TypedDict):
+    """The inputs of K8sInferenceService: its configuration, validated into
+    aistack.k8s._inference_args.InferenceServiceArgs as a Python caller's is, and its
+    wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    model_name: str
+    """The model's name: its prefix under the model source, the name the runtime serves it
+    under, and the start of every object's name (a DNS label of at most 40 characters, so
+    '<model>-<version>' fits Kubernetes names).
+    """
+    versions: list[K8sServingVersion]
+    """Every deployable version, oldest first, with its traffic weight (S6, S7); at most 5,
+    weights summing to 100. With fallback 'previous_version', each version falls back to the
+    one listed before it.
+    """
+    image: str
+    """Model server image by digest (E1, S2)."""
+    runtime: NotRequired[K8sInferenceServiceRuntime]
+    """The optimised runtime in the image (S2): how it is started, its health path and the
+    metrics the alerts use. 'tensorrt-llm' is served through Triton's TensorRT-LLM backend
+    on Kubernetes: use 'triton' with that image. Default: "vllm".
+    """
+    runtime_args: NotRequired[list[str]]
+    """Extra runtime arguments, after the ones aistack sets. Default: []."""
+    namespace: NotRequired[str]
+    """The serving namespace; default: the `team=` TeamNamespace's. Required without team=
+    (from other languages: a K8sTeamNamespace's namespaceName).
+    """
+    service_account: NotRequired[str]
+    """The serve TeamNamespace's ServiceAccount the pods run as. Default: "server"."""
+    gpus_per_replica: NotRequired[int]
+    """GPUs per replica (the runtime's tensor parallelism). Default: 1."""
+    gpu_resource: NotRequired[str]
+    """The device plugin's resource name. Default: "nvidia.com/gpu"."""
+    cpu: NotRequired[str]
+    """CPU requested per replica (model server). Default: "8"."""
+    memory: NotRequired[str]
+    """Memory requested and limited per replica. Default: "64Gi"."""
+    shared_memory: NotRequired[str]
+    """/dev/shm in memory: NCCL between tensor-parallel workers. Default: "16Gi"."""
+    node_labels: NotRequired[dict[str, str]]
+    """nodeSelector of the GPU serving nodes, e.g. the node pool's labels. Default: {}."""
+    tolerations: NotRequired[list[dict[str, Any]]]
+    """Tolerations for the GPU nodes' taints, in the Kubernetes shape ({key, operator, value,
+    effect}). Default: [].
+    """
+    model: NotRequired[K8sModelSource]
+    """Where the weights are copied from; None: the image holds them at modelPath."""
+    model_path: NotRequired[str]
+    """Path of the weights inside the runtime container; default /models/<modelName> (where the
+    copy goes).
+    """
+    min_replicas: NotRequired[int]
+    """Replicas per version taking traffic. Default: 1."""
+    max_replicas: int
+    """Most replicas per version: the cost cap (S3). Required, no default."""
+    autoscaling: NotRequired[K8sAutoscaling]
+    """How each version's replicas follow load, between its minimum and its maximum (S3).
+    Default: its own defaults.
+    """
+    startup_minutes: NotRequired[int]
+    """How long a new replica may take to copy the model, pull the images and answer its health
+    check before Kubernetes restarts it; `pulumi up` waits this long plus 10 minutes for a
+    Deployment to be ready. Default: 30.
+    """
+    request_logging: K8sInferenceServiceRequestLogging
+    """What the gateway logs per request (G2), required: 'none'; 'metadata' (time, client,
+    path, status, latencies, cache status: no bodies, no keys); 'full' (metadata plus the
+    request body, i.e. prompts; needs logDataClassification and logRetentionDays). Logs go
+    to the container's stdout, which the cluster's log agent ships. Answers are never
+    logged.
+    """
+    log_data_classification: NotRequired[K8sInferenceServiceLogDataClassification]
+    """Highest classification of what the logs hold; required with 'full'."""
+    log_retention_days: NotRequired[int]
+    """Days the cluster's log store keeps these logs; required with 'full'. Recorded on the
+    objects for the log pipeline and auditors: Kubernetes itself does not keep container
+    logs past the pod.
+    """
+    fallback: NotRequired[K8sInferenceServiceFallback]
+    """What the gateway answers while its model server is down (G5): 'error' (default) a JSON
+    503 with Retry-After; 'previous_version' sends the request to the previous version's
+    Service (the version listed before it). Default: "error".
+    """
+    gateway: NotRequired[GatewayConfig]
+    """The nginx gateway sidecar (rate limit, concurrency cap, cache); the service sets its
+    upstream, paths, logging and fallback. Default: its own defaults.
+    """
+    gateway_image: str
+    """nginx image by digest that runs as non-root, e.g. nginxinc/nginx-unprivileged@sha256:...
+    (mirrored to your registry).
+    """
+    trusted_proxy_cidrs: NotRequired[list[str]]
+    """Ranges of the proxies in front (the Gateway implementation) whose X-Forwarded-For names
+    the client; without them a client without an API key is rate limited as the proxy's
+    address. Default: [].
+    """
+    parent_gateway: K8sParentGateway
+    """The Gateway the HTTPRoute attaches to; its listener must allow routes from the serving
+    namespace (allowedRoutes).
+    """
+    hostnames: NotRequired[list[str]]
+    """Hostnames the route answers for. Default: []."""
+    ingress_from: list[K8sIngressSource]
+    """Who reaches the gateway port (S1): the Gateway implementation's pods or ranges.
+    Required: the serve namespace denies all ingress by default.
+    """
+    monitoring: NotRequired[K8sInferenceServiceMonitoring]
+    """The monitoring stack: PodMonitor + PrometheusRule, or GKE Managed Prometheus
+    PodMonitoring + Rules. Default: "prometheus-operator".
+    """
+    monitoring_namespace: NotRequired[str]
+    """Namespace of the scrapers, allowed to reach the metrics port; default: 'monitoring'
+    (Prometheus Operator) or 'gmp-system' (GKE).
+    """
+    latency_slo_ms: int
+    """p99 latency objective; the latency alert fires above it (S5). Required."""
+    error_rate_percent: NotRequired[float]
+    """5xx share of requests that alerts (S5). Default 1%. Default: 1.0."""
+    replica_hourly_cost_usd: float
+    """What one replica's GPUs and node share cost per hour (see `aistack cost`): the cost per
+    1k requests recording rule divides by it (S5). Required.
+    """
+    quality: K8sQualityAlert
+    """The model-quality alert (G4), required."""
+    alert_labels: NotRequired[dict[str, str]]
+    """Extra labels on every alert, for routing. Default: {}."""

@@ -66,6 +66,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
         "TrainingJobTemplateArgs",
     ),
     "K8sTrainingQueue": ("aistack.k8s.training_queue", "TrainingQueueArgs"),
+    "K8sInferenceService": ("aistack.k8s._inference_args", "InferenceServiceArgs"),
 }
 
 Wiring = tuple[str, str, bool, str]
