@@ -197,6 +197,7 @@ class InferenceService(pulumi.ComponentResource):
                 # nginx resolves the previous version's Service name when it starts.
                 depends.append(self.services[plan.previous])
             deployment_annotations = {
+                "aistack.dev/runtime": args.runtime,
                 "aistack.dev/traffic-weight": str(plan.spec.weight),
                 "aistack.dev/standby": plan.spec.standby,
                 # pulumi-kubernetes waits 10 minutes for a Deployment by default; pulling a

@@ -1,10 +1,17 @@
-"""A team's training platform on an existing GKE (or any) cluster: a namespace to train in
-and one to serve from (quota'd, Pod Security restricted, default-deny, keyless
-ServiceAccounts), a Kueue queue capped at the GPU node pool's maximum with Spot first, a
-training job template that resumes and stops itself, and GPU monitoring with idle and
-starvation alerts. The cluster and its Spot GPU node pool are the cloud's
+"""A team's AI platform on an existing GKE (or any) cluster, reached with the kubeconfig and
+context in the stack's config: a namespace to train in and one to serve from (quota'd, Pod
+Security restricted, default-deny, keyless ServiceAccounts), a Kueue queue capped at the
+GPU node pool's maximum with Spot first, a training job template that resumes and stops
+itself, GPU monitoring with idle and starvation alerts, and a model served in two versions
+behind the aistack gateway, weighted by an HTTPRoute, autoscaled up to a cap and alerted
+on latency, errors, cost and quality. The cluster and its GPU node pools are the cloud's
 (gcp.GkeCluster + gcp.GpuNodePool, or aws.KarpenterGpuPool on EKS: stacks/kubernetes-eks);
-Kueue, JobSet and the Prometheus Operator are installed beforehand (README, "Kubernetes").
+Kueue, JobSet, the Gateway API CRDs and a Gateway are installed beforehand
+(stacks/kubernetes-operators; README, "Kubernetes").
+
+Rollback: `pulumi config set liveVersion <version> && pulumi up` moves all traffic to that
+version (the others stay deployed, one warm replica each); in an emergency the
+`rollbackCommand` output does the same at once with kubectl.
 
     aistack preview stacks/kubernetes        # offline
     cd stacks/kubernetes && pulumi up         # for real, against the kubeconfig's cluster
@@ -12,7 +19,7 @@ Kueue, JobSet and the Prometheus Operator are installed beforehand (README, "Kub
 
 import pulumi
 
-from aistack import k8s
+from aistack import catalog, k8s
 from aistack.config import parse_all
 
 config = pulumi.Config()
@@ -49,6 +56,13 @@ spot_flavor = {
         },
     ],
 }
+# The serving side: an on-demand GPU node pool of its own (Spot would take replicas away
+# under load), the versions the route knows, and the one that takes the traffic.
+serving_pool = config.require("servingNodePool")
+served_versions = config.require_object("servedVersions")
+live = config.require("liveVersion")
+hostname = config.require("hostname")
+proxy_only_subnet = config.require("proxyOnlySubnet")
 blocks = {
     "train": {
         "team": team,
@@ -87,6 +101,46 @@ blocks = {
         "datasetUri": config.require("datasetUri"),
         "datasetVersion": config.require("datasetVersion"),
     },
+    "inference": {
+        "governance": governance,
+        "modelName": config.require("modelName"),
+        # Oldest first: each falls back to the one before it while its server is down.
+        "versions": [
+            {"version": version, "weight": 100 if version == live else 0}
+            for version in served_versions
+        ],
+        "image": config.require("servingImage"),
+        "gatewayImage": config.require("gatewayImage"),
+        "model": {"uri": config.require("modelUri"), "syncImage": config.require("modelSyncImage")},
+        "nodeLabels": {"aistack.dev/pool": serving_pool},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "maxReplicas": config.require_int("servingMaxReplicas"),
+        # GKE's custom metrics adapter serves Managed Prometheus series under this name
+        # (ai-on-gke autoscale/horizontal-pod-autoscaler.yaml).
+        "autoscaling": {
+            "kind": "hpa",
+            "hpaMetric": "prometheus.googleapis.com|vllm:num_requests_waiting|gauge",
+        },
+        "requestLogging": "metadata",
+        "fallback": "previous_version",
+        "parentGateway": {"name": "internal", "namespace": "gateway", "sectionName": "https"},
+        "hostnames": [hostname],
+        # GKE's internal Application Load Balancer reaches pods from the region's proxy-only
+        # subnet, its health checks from Google's two ranges (GKE docs, "Gateway security").
+        "ingressFrom": [
+            {"cidr": proxy_only_subnet, "purpose": "the Gateway's proxies"},
+            {"cidr": "35.191.0.0/16", "purpose": "Google Cloud health checks"},
+            {"cidr": "130.211.0.0/22", "purpose": "Google Cloud health checks"},
+        ],
+        "trustedProxyCidrs": [proxy_only_subnet],
+        "monitoring": "gke-managed-prometheus",
+        "latencySloMs": 6000,
+        # One replica is one on-demand node of the serving pool (the catalog's list price).
+        "replicaHourlyCostUsd": catalog.get(config.require("servingMachineType"), "gcp").price(
+            config.require("region")
+        ),
+        "quality": {"threshold": 0.7},
+    },
     # gcp.GkeCluster turns on GKE's managed DCGM metrics: nothing to scrape here.
     "monitoring": {
         "platform": "gke-managed-prometheus",
@@ -102,6 +156,7 @@ parse_all(
         "queue": (k8s.TrainingQueue.check_args, blocks["queue"]),
         "job": (k8s.TrainingJobTemplateArgs, blocks["job"]),
         "monitoring": (k8s.GpuMonitoringArgs, blocks["monitoring"]),
+        "inference": (k8s.InferenceServiceArgs, blocks["inference"]),
     }
 )
 
@@ -115,6 +170,7 @@ llama = k8s.TrainingJobTemplate(
     team=train,
 )
 monitoring = k8s.GpuMonitoring("gpu", blocks["monitoring"])
+chat = k8s.InferenceService(blocks["inference"]["modelName"], blocks["inference"], team=serve)
 
 pulumi.export("trainingNamespace", train.namespace_name)
 pulumi.export("servingNamespace", serve.namespace_name)
@@ -123,3 +179,10 @@ pulumi.export("submitCommand", llama.submit_command)
 pulumi.export("stopQueueCommand", queue.stop_command)
 pulumi.export("resumeQueueCommand", queue.resume_command)
 pulumi.export("gpuAlerts", monitoring.alert_names)
+pulumi.export("endpoint", f"https://{hostname}")
+pulumi.export("liveVersion", live)
+pulumi.export(
+    "rollbackCommand",
+    {version: chat.rollback_command(version) for version in served_versions if version != live},
+)
+pulumi.export("servingAlerts", chat.alert_names)

@@ -40,7 +40,7 @@ def test_training_and_serving_have_their_own_gpu_caps(graph):
         q.outputs["metadata"]["namespace"]: q.inputs["spec"]["hard"]["requests.nvidia.com/gpu"]
         for q in graph.of_type("kubernetes:core/v1:ResourceQuota")
     }
-    assert caps == {"vision-train": "8", "vision-serve": "2"}
+    assert caps == {"vision-train": "8", "vision-serve": "4"}
 
 
 def test_the_queue_admits_at_most_the_pool_s_gpus_on_its_spot_nodes(graph):
@@ -68,6 +68,32 @@ def test_the_job_template_queues_on_the_team_s_local_queue(graph):
     assert local_queue.outputs["metadata"]["namespace"] == "vision-train"
 
 
+def test_the_live_version_takes_the_traffic_and_the_outputs_say_how_to_roll_back(graph):
+    (route,) = [r for r in graph.resources if r.type.endswith(":HTTPRoute")]
+    backends = route.inputs["spec"]["rules"][0]["backendRefs"]
+    assert {b["name"]: b["weight"] for b in backends} == {
+        "vision-chat-1-3-0": 0,
+        "vision-chat-1-4-0": 100,
+    }
+    outputs = graph.stack_outputs
+    assert outputs["endpoint"] == "https://vision-chat.ml.example.com"
+    assert outputs["liveVersion"] == "1.4.0"
+    rollback = outputs["rollbackCommand"]["1.3.0"]
+    assert rollback.startswith("kubectl --namespace vision-serve patch httproute vision-chat")
+    assert "AistackServingLatencyHigh" in outputs["servingAlerts"]
+
+
+def test_serving_runs_on_its_own_node_pool_within_the_serving_quota(graph):
+    deployments = [r for r in graph.resources if r.type == "kubernetes:apps/v1:Deployment"]
+    assert len(deployments) == 2
+    for deployment in deployments:
+        pod = deployment.inputs["spec"]["template"]["spec"]
+        assert pod["nodeSelector"] == {"aistack.dev/pool": "l4-serve"}
+        assert deployment.inputs["metadata"]["namespace"] == "vision-serve"
+    hpas = [r for r in graph.resources if r.type.endswith(":HorizontalPodAutoscaler")]
+    assert sorted(h.inputs["spec"]["maxReplicas"] for h in hpas) == [3, 3]
+
+
 def test_every_rule_passes(graph):
     failed = [
         (rule.id, finding.resource_name, finding.message)
@@ -83,6 +109,10 @@ def test_the_checklist_items_of_kubernetes_part_one_pass(graph, aistack_stack):
     aistack_stack.check(graph, "T1", "T2", "T3", "T5", "S1")
 
 
+def test_the_checklist_items_of_kubernetes_part_two_pass(graph, aistack_stack):
+    aistack_stack.check(graph, "S1", "S2", "S3", "S4", "S5", "S6", "S7", "G2", "G4", "G5")
+
+
 def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
     shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
     stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
@@ -90,6 +120,7 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     document["config"]["k8s-training:trainingImage"] = "registry.example.com/vision:latest"
     document["config"]["k8s-training:poolMaxGpus"] = 1_000_000_000  # "infinite"
     document["config"]["k8s-training:servingGpus"] = -1
+    document["config"]["k8s-training:servedVersions"] = ["1.4.0", "latest"]
     stack_file.write_text(yaml.safe_dump(document))
 
     registered = []
@@ -104,6 +135,7 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     with pytest.raises(ConfigError) as caught:
         engine.run_project(tmp_path / "stack", stack="dev")
     fields = {problem.field for problem in caught.value.problems}
-    assert {field.split(".")[0] for field in fields} == {"job", "queue", "serve"}, fields
+    assert {field.split(".")[0] for field in fields} == {"job", "queue", "serve", "inference"}
+    assert "inference.versions.1.version" in fields  # 'latest' is no version (S7)
     assert "queue.flavors.0.gpus" in fields  # the queue's own check, run before any resource
     assert registered == []

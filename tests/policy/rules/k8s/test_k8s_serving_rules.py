@@ -41,7 +41,7 @@ def _in_serve_namespace(**kwargs):
 
 
 RULES = ["AIS-S3-03", "AIS-S3-04", "AIS-S4-02", "AIS-S5-02", "AIS-S6-02", "AIS-S7-03",
-         "AIS-G2-02", "AIS-S1-11"]  # fmt: skip
+         "AIS-G2-02", "AIS-S1-11", "AIS-S2-02", "AIS-G4-02", "AIS-G5-02"]  # fmt: skip
 
 
 @pytest.mark.parametrize("rule_id", RULES)
@@ -51,8 +51,10 @@ def test_an_inference_service_complies(verdicts, rule_id):
 
 
 @pytest.mark.parametrize(
-    "rule_id", ["AIS-S3-03", "AIS-S4-02", "AIS-S5-02", "AIS-S7-03", "AIS-G2-02"]
-)
+    "rule_id",
+    ["AIS-S3-03", "AIS-S4-02", "AIS-S5-02", "AIS-S7-03", "AIS-G2-02", "AIS-S2-02", "AIS-G4-02",
+     "AIS-G5-02"],
+)  # fmt: skip
 def test_a_hand_written_serving_deployment_fails(verdicts, rule_id):
     assert verdicts(rule_id, _in_serve_namespace())["vllm"] == "non-compliant"
 
@@ -178,3 +180,18 @@ def test_s1_11_serving_beside_training_fails(verdicts):
         _hand_written(namespace="ml-train", labels={"aistack.dev/model-name": "chat"})
 
     assert verdicts("AIS-S1-11", program) == {"vllm": "non-compliant"}
+
+
+def test_s2_02_a_runtime_from_a_tag_fails_even_when_recorded(verdicts):
+    program = _in_serve_namespace(annotations={"aistack.dev/runtime": "vllm"})
+    assert verdicts("AIS-S2-02", program)["vllm"] == "non-compliant"
+
+
+def test_g5_02_falling_back_with_no_previous_version_fails(verdicts):
+    program = _in_serve_namespace(
+        labels={"aistack.dev/model-name": "chat"},
+        annotations={"aistack.dev/fallback": "previous_version"},
+    )
+    assert verdicts("AIS-G5-02", program)["vllm"] == "non-compliant"
+    found = verdicts("AIS-G5-02", lambda: _service(fallback="previous_version"))
+    assert set(found.values()) == {"compliant"} and len(found) == 2
