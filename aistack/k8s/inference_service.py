@@ -91,7 +91,8 @@ TOKEN = "aistack:index:K8sInferenceService"
 #: aistack/scan/data/crds/).
 PINNED = {"gateway-api": "v1.6.1", "keda": "v2.20.2"}
 _SERVICE_PORT = 80
-_RUN_AS = 1000
+# A high UID no host account has (checkov CKV_K8S_40); every writable path is a volume.
+_RUN_AS = 10001
 _HOME = "/home/aistack"
 _MODEL_ROOT = "/models"
 
@@ -395,6 +396,8 @@ def gateway_conf(args: InferenceServiceArgs, plan: VersionPlan) -> str:
     """The sidecar's nginx.conf: `args.gateway` with the pod's upstream, writable paths and
     stdout logging, and the previous version's Service as fallback."""
     settings = args.gateway.model_dump(exclude_unset=True)
+    # 'auto' is one worker per CPU of the node, not of the container's 2-CPU limit.
+    settings.setdefault("worker_processes", 2)
     settings.update(
         listen_address="0.0.0.0",  # noqa: S104 - the pod's own address; NetworkPolicy guards it
         upstream=f"127.0.0.1:{RUNTIME_PORT}",
@@ -485,7 +488,7 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
                 ],
                 "resources": {
                     "requests": {"cpu": "1", "memory": "1Gi"},
-                    "limits": {"memory": "1Gi"},
+                    "limits": {"cpu": "2", "memory": "1Gi"},
                 },
                 "securityContext": _restricted(),
                 "volumeMounts": [
@@ -521,7 +524,9 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
                 "ephemeral-storage": disk,
                 **gpus,
             },
-            "limits": {"memory": args.memory, **gpus},
+            # CPU limited to the request too: a noisy neighbour cannot starve the tokenizer,
+            # and the replica's cost is what it asked for.
+            "limits": {"cpu": args.cpu, "memory": args.memory, **gpus},
         },
         # The model gets startupMinutes to load; after that a hung server is restarted and
         # a busy one only leaves the Service's endpoints.
@@ -548,8 +553,9 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
         "ports": [{"name": "http", "containerPort": gateway.listen_port, "protocol": "TCP"}],
         "resources": {
             "requests": {"cpu": "500m", "memory": f"{256 + gateway.cache_max_size_mb}Mi"},
+            # Two cores hold thousands of proxied connections; nginx needs no more.
             # The in-memory cache counts against the pod's memory.
-            "limits": {"memory": f"{256 + gateway.cache_max_size_mb}Mi"},
+            "limits": {"cpu": "2", "memory": f"{256 + gateway.cache_max_size_mb}Mi"},
         },
         "readinessProbe": gateway_probe,
         "livenessProbe": gateway_probe,
