@@ -108,6 +108,15 @@ def test_readme_diagram_is_the_reference_stacks(monkeypatch):
     assert f"```mermaid\n{result.output}```" in (ROOT / "README.md").read_text()
 
 
+def test_readme_kubernetes_diagram_is_the_kubernetes_stacks(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["preview", "stacks/kubernetes", "--format", "mermaid"])
+    assert result.exit_code == 0, result.output
+    assert "K8sInferenceService" in result.output
+    section = (ROOT / "README.md").read_text().split("## Kubernetes", 1)[1]
+    assert f"```mermaid\n{result.output}```" in section
+
+
 def test_reference_preview_json_is_valid_json(monkeypatch):
     monkeypatch.chdir(ROOT)
     result = runner.invoke(app, ["preview", ".", "--format", "json"])
