@@ -200,6 +200,9 @@ class InferenceService(pulumi.ComponentResource):
             deployment_annotations = {
                 "aistack.dev/runtime": args.runtime,
                 "aistack.dev/traffic-weight": str(plan.spec.weight),
+                # What `aistack cost` prices a replica at, and whether the cache saves replicas.
+                "aistack.dev/replica-hourly-cost-usd": f"{args.replica_hourly_cost_usd:g}",
+                "aistack.dev/gateway-cache": "on" if args.gateway.cache_enabled else "off",
                 "aistack.dev/standby": plan.spec.standby,
                 # pulumi-kubernetes waits 10 minutes for a Deployment by default; pulling a
                 # GPU image and loading a model takes longer (research gcp-k8s.md §D2).

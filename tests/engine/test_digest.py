@@ -37,7 +37,7 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "d6b7c35d58f597fac19bb6ead7089e073f7f928afab3d783d4ed4cb41ba73888",
-    "kubernetes": "c2080dd69e18e0bb77918089b8dcaabf30c8f764759c172a8916fb23653a85c2",
+    "kubernetes": "85a25e176adfd5dd9fb24bb3cbfe54dd1cf74b739eb0c4947058aa72e9c0b848",
     "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
 }
 
