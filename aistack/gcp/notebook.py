@@ -272,8 +272,7 @@ def _zones(args: NotebookArgs, network: Network, name: str, problems: Problems) 
     if "notebook" not in network.subnetworks:
         problems.add(
             f"{name}.network",
-            f"the network {network._name!r} has no notebook tier (its subnets: "
-            f"{list(network.subnetworks)}).",
+            f"the network has no notebook tier (its tiers: {list(network.subnetworks)}).",
             "set notebook: true on the network.",
         )
         return None
@@ -487,8 +486,10 @@ class Notebook(pulumi.ComponentResource):
                 disable_public_ip=not args.allow_public_ip,
                 network_interfaces=[
                     gcp.workbench.InstanceGceSetupNetworkInterfaceArgs(
-                        network=network.network_id,
-                        subnet=network.subnetworks["notebook"].id,
+                        # Self-links: the provider compares them with the API's relative
+                        # paths (magic-modules Instance.yaml: CompareSelfLinkRelativePaths).
+                        network=network.network_self_link,
+                        subnet=network.subnet_self_link("notebook"),
                         nic_type="GVNIC",
                     )
                 ],

@@ -88,8 +88,8 @@ def test_no_external_ip_and_the_private_notebook_subnet(run, governance):
     assert setup["disablePublicIp"] is True
     (nic,) = setup["networkInterfaces"]
     assert "accessConfigs" not in nic
-    assert nic["subnet"] == graph.named("net-notebook").id
-    assert nic["network"] == graph.named("net-vpc").id
+    assert nic["subnet"] == graph.named("net-notebook").outputs["selfLink"]
+    assert nic["network"] == graph.named("net-vpc").outputs["selfLink"]
 
 
 def test_shielded_vm_with_secure_boot_vtpm_and_integrity_monitoring(run, governance):
