@@ -440,7 +440,9 @@ class Notebook(pulumi.ComponentResource):
             # Engine service agent encrypts them, so it must hold Encrypter/Decrypter on
             # the key before the instance names it (Compute Engine docs, "Protect resources
             # by using Cloud KMS keys": service-<NUMBER>@compute-system.iam.gserviceaccount.com;
-            # Workbench docs, "Customer-managed encryption keys" for instances).
+            # Workbench docs, "Customer-managed encryption keys" for instances). The agent's
+            # address is the documented form; the page excerpt reached here did not show
+            # it in full (verify before relying on it in a locked-down org).
             number = gcp.organizations.get_project_output(
                 project_id=self.project,
                 opts=pulumi.InvokeOutputOptions(parent=self, depends_on=apis),

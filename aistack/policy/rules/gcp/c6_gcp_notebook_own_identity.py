@@ -33,7 +33,9 @@ def _accounts_of_other_workloads(graph) -> set[str]:
     info="Workbench instances name a service account that is neither the Compute Engine "
     "default account nor one other workloads' nodes run as.",
     why="With no service account Workbench runs the VM as the Compute Engine default "
-    "account, Editor on the project unless someone removed the grant: every user of the "
+    "account (Notebooks API, Instance.serviceAccount: 'If not specified, the Compute Engine "
+    "default service account is used'), Editor on the project unless someone removed the "
+    "grant: every user of the "
     "notebook could change anything in the project. An account shared with training or "
     "inference nodes hands the notebook their data and their permissions.",
     fix="Use gcp.Notebook (it runs as the network's notebook account, e.g. "
