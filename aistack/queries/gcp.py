@@ -528,6 +528,11 @@ def workbench_service_account(resource: Resource) -> str | None:
     return str(first["email"]) if first.get("email") else None
 
 
+def region_of_location(location: str) -> str:
+    """A zone's region (`europe-west4-a` -> `europe-west4`); a region or multi-region as is."""
+    return _region_of_location(location)
+
+
 def workbench_region(resource: Resource) -> str | None:
     """The region of a Workbench instance's zone (`location`)."""
     location = str(resource.inputs.get("location") or "")

@@ -163,3 +163,24 @@ def test_d2_a_notebook_reading_only_its_regions_bucket_passes(verdicts):
         _workbench("nb", service_accounts=[{"email": OWN_SA}])
 
     assert verdicts("AIS-D2-02", program, **CONFIG) == {"nb": "compliant"}
+
+
+# ---- C4: the notebook's disks stay in the allowed regions --------------------------------
+
+
+def test_c4_the_components_notebook_sits_in_an_allowed_regions_zone(verdicts):
+    found = verdicts("AIS-C4-02", _components, **CONFIG)
+    assert found["nb-instance"] == "compliant"
+
+
+def test_c4_a_notebook_in_a_zone_outside_the_allowed_regions_fails(verdicts):
+    labels = {"aistack-allowed-regions": "europe-west4"}
+
+    def program():
+        gcp.workbench.Instance("far", name="far", location="us-east1-b", labels=labels)
+        gcp.workbench.Instance("near", name="near", location="europe-west4-b", labels=labels)
+
+    assert verdicts("AIS-C4-02", program, **CONFIG) == {
+        "far": "non-compliant",
+        "near": "compliant",
+    }
