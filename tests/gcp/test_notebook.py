@@ -271,3 +271,32 @@ def test_the_simulated_api_refuses_a_regional_location(run):
 
     with pytest.raises(SimulatedGcpError, match="not a zone"):
         run(program)
+
+
+def test_a_gpu_notebook_asks_gpu_quota_for_one_on_demand_vm(run, governance):
+    seen = {}
+
+    def with_quota():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        ids = gcp.WorkloadIdentity("ids", {"governance": governance}, services=apis)
+        network = gcp.Network(
+            "net",
+            {"governance": governance, "region": "europe-west4",
+             "trainingMachineTypes": ["g2-standard-8"], "notebook": True},
+            services=apis, identity=ids,
+        )  # fmt: skip
+        gpu = gcp.Notebook("gpu", {"governance": governance, "machineType": "g2-standard-8"},
+                           services=apis, network=network)  # fmt: skip
+        cpu = gcp.Notebook("cpu", {"governance": governance}, services=apis, network=network)
+        seen["needs"] = (gpu.quota_needs(), cpu.quota_needs())
+        gcp.GpuQuota("quota", {"governance": governance, "contactEmail": "ml@example.com"},
+                     services=apis, pools=[gpu, cpu])  # fmt: skip
+
+    graph = run(with_quota)
+    (need,), cpu_needs = seen["needs"]
+    assert cpu_needs == []
+    assert (need.region, need.machine_types, need.max_nodes, need.market) == (
+        "europe-west4", ("g2-standard-8",), 1, "on-demand",
+    )  # fmt: skip
+    preferences = graph.of_type("gcp:cloudquota/sQuotaPreference:SQuotaPreference")
+    assert any("L4" in str(p.inputs.get("quotaId")) for p in preferences)
