@@ -133,8 +133,8 @@ def _market(scheduling: Any, *, spot_flag: Any = None, preemptible: Any = None) 
 
 
 def gpu_capacities(graph: StackGraph) -> list[GpuCapacity]:
-    """Every GCE instance, GKE node pool and managed instance group whose machine type is a
-    catalogued GPU machine type, each sized at its maximum node count."""
+    """Every GCE instance, Workbench instance, GKE node pool and managed instance group whose
+    machine type is a catalogued GPU machine type, each sized at its maximum node count."""
     from aistack import catalog
 
     found: list[GpuCapacity] = []
@@ -191,6 +191,19 @@ def gpu_capacities(graph: StackGraph) -> list[GpuCapacity]:
             _market(None, spot_flag=config.get("spot"), preemptible=config.get("preemptible")),
             nodes,
             basis,
+        )
+
+    # A Workbench instance is one VM of its machine type, on-demand, in its zone's region.
+    for res in graph.of_type("gcp:workbench/instance:Instance"):
+        setup = res.inputs.get("gceSetup") or {}
+        zone = str(res.inputs.get("location") or "")
+        add(
+            res,
+            _region_of_location(zone) if zone else None,
+            _machine_type(setup.get("machineType") if isinstance(setup, dict) else None),
+            "on-demand",
+            1,
+            "one Workbench instance",
         )
 
     templates = {}

@@ -184,3 +184,36 @@ def test_c4_a_notebook_in_a_zone_outside_the_allowed_regions_fails(verdicts):
         "far": "non-compliant",
         "near": "compliant",
     }
+
+
+# ---- C1: a GPU notebook needs GPU quota too ---------------------------------------------
+
+
+def test_c1_a_gpu_notebook_counts_as_gpu_capacity(verdicts):
+    def program():
+        _workbench("gpu-nb", **{"machine_type": "g2-standard-8"})
+
+    found = verdicts("AIS-C1-02", program, **CONFIG)
+    assert found == {"gpu-nb": "non-compliant"}
+
+
+def test_c1_a_gpu_notebook_with_gcp_gpu_quota_passes(verdicts):
+    def program():
+        apis = aistack_gcp.ProjectServices("apis", {"project": PROJECT})
+        ids = aistack_gcp.WorkloadIdentity("ids", {"governance": GOVERNANCE}, services=apis)
+        net = aistack_gcp.Network(
+            "net",
+            {"governance": GOVERNANCE, "region": "europe-west4",
+             "trainingMachineTypes": ["g2-standard-8"], "notebook": True},
+            services=apis, identity=ids,
+        )  # fmt: skip
+        nb = aistack_gcp.Notebook(
+            "nb", {"governance": GOVERNANCE, "machineType": "g2-standard-8"},
+            services=apis, network=net,
+        )  # fmt: skip
+        aistack_gcp.GpuQuota(
+            "quota", {"governance": GOVERNANCE, "contactEmail": "ml@example.com"},
+            services=apis, pools=[nb],
+        )  # fmt: skip
+
+    assert verdicts("AIS-C1-02", program, **CONFIG) == {"nb-instance": "compliant"}
