@@ -38,3 +38,20 @@ NAT_VM_CAP = 32
 NAT_PER_GIB = 0.045
 #: Each static or ephemeral external IP address the gateway uses, per hour.
 NAT_IP_HOUR = 0.005
+
+#: Compute Engine on-demand list prices, us-central1, per hour, for the CPU machine types a
+#: notebook typically runs on (Compute Engine pricing, "General-purpose machine types": E2
+#: $0.021811 per vCPU-hour and $0.002923 per GB-hour; N2 $0.031611 and $0.004237; N1
+#: predefined n1-standard-4 $0.189999). GPU machine types are priced by the catalog.
+CPU_MACHINE_HOUR = {
+    "e2-standard-2": 0.067006,
+    "e2-standard-4": 0.134012,
+    "e2-standard-8": 0.268024,
+    "e2-highmem-4": 0.180800,
+    "n2-standard-4": 0.194236,
+    "n2-standard-8": 0.388472,
+    "n1-standard-4": 0.189999,
+}
+#: Balanced persistent disk, per GB-month (Compute Engine disk pricing, us-central1): billed
+#: while the disk exists, the VM running or stopped.
+PD_BALANCED_GB_MONTH = 0.100

@@ -32,6 +32,8 @@ _EXPORTS = {
     "GkeClusterArgs": "aistack.gcp.gke_cluster",
     "GpuNodePool": "aistack.gcp.gpu_node_pool",
     "GpuNodePoolArgs": "aistack.gcp.gpu_node_pool",
+    "Notebook": "aistack.gcp.notebook",
+    "NotebookArgs": "aistack.gcp.notebook",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -83,6 +83,16 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
         "monitoring.googleapis.com",
     ),
     "GpuNodePool": ("container.googleapis.com", "compute.googleapis.com"),
+    # Workbench instances are the Notebooks API v2 (notebooks.googleapis.com, Vertex AI
+    # Workbench REST reference); the VM and its disks are Compute Engine's, CMEK is Cloud
+    # KMS, and the notebook's logs go to Cloud Logging. Not aiplatform: that is Colab
+    # Enterprise and Vertex AI training, which a Workbench instance does not call.
+    "Notebook": (
+        "notebooks.googleapis.com",
+        "compute.googleapis.com",
+        "cloudkms.googleapis.com",
+        "logging.googleapis.com",
+    ),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

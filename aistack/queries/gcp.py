@@ -133,8 +133,8 @@ def _market(scheduling: Any, *, spot_flag: Any = None, preemptible: Any = None) 
 
 
 def gpu_capacities(graph: StackGraph) -> list[GpuCapacity]:
-    """Every GCE instance, GKE node pool and managed instance group whose machine type is a
-    catalogued GPU machine type, each sized at its maximum node count."""
+    """Every GCE instance, Workbench instance, GKE node pool and managed instance group whose
+    machine type is a catalogued GPU machine type, each sized at its maximum node count."""
     from aistack import catalog
 
     found: list[GpuCapacity] = []
@@ -191,6 +191,19 @@ def gpu_capacities(graph: StackGraph) -> list[GpuCapacity]:
             _market(None, spot_flag=config.get("spot"), preemptible=config.get("preemptible")),
             nodes,
             basis,
+        )
+
+    # A Workbench instance is one VM of its machine type, on-demand, in its zone's region.
+    for res in graph.of_type("gcp:workbench/instance:Instance"):
+        setup = res.inputs.get("gceSetup") or {}
+        zone = str(res.inputs.get("location") or "")
+        add(
+            res,
+            _region_of_location(zone) if zone else None,
+            _machine_type(setup.get("machineType") if isinstance(setup, dict) else None),
+            "on-demand",
+            1,
+            "one Workbench instance",
         )
 
     templates = {}
@@ -502,3 +515,38 @@ def uses_default_compute_account(account: Any) -> bool:
     it (GKE docs, "Node service accounts": the default is the Compute Engine default SA)."""
     value = str(account or "").strip()
     return value in ("", "default") or bool(_DEFAULT_COMPUTE_SA.match(value))
+
+
+# ---- Vertex AI Workbench notebooks (C5, S1, C6, D2) --------------------------------------
+
+WORKBENCH_INSTANCE = "gcp:workbench/instance:Instance"
+
+
+def workbench_setup(resource: Resource) -> dict[str, Any]:
+    """A Workbench instance's `gceSetup`, {} when unset (then every field is the API's
+    default: Compute Engine default account, an external IP, idle shutdown at 180 min)."""
+    setup = resource.inputs.get("gceSetup")
+    return setup if isinstance(setup, dict) else {}
+
+
+def workbench_metadata(resource: Resource) -> dict[str, str]:
+    metadata = workbench_setup(resource).get("metadata")
+    return {str(k): str(v) for k, v in metadata.items()} if isinstance(metadata, dict) else {}
+
+
+def workbench_service_account(resource: Resource) -> str | None:
+    """The one service account a Workbench instance runs as, or None when unset."""
+    accounts = workbench_setup(resource).get("serviceAccounts") or []
+    first = accounts[0] if accounts and isinstance(accounts[0], dict) else {}
+    return str(first["email"]) if first.get("email") else None
+
+
+def region_of_location(location: str) -> str:
+    """A zone's region (`europe-west4-a` -> `europe-west4`); a region or multi-region as is."""
+    return _region_of_location(location)
+
+
+def workbench_region(resource: Resource) -> str | None:
+    """The region of a Workbench instance's zone (`location`)."""
+    location = str(resource.inputs.get("location") or "")
+    return _region_of_location(location).lower() if location else None

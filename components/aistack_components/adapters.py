@@ -46,6 +46,7 @@ from aistack.gcp.gke_cluster import GkeCluster
 from aistack.gcp.gpu_node_pool import GpuNodePool
 from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.network import Network as VpcNetwork
+from aistack.gcp.notebook import Notebook as WorkbenchNotebook
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
@@ -72,6 +73,7 @@ from aistack_components.args import (
     GcpGpuNodePoolArgs,
     GcpGpuQuotaArgs,
     GcpNetworkArgs,
+    GcpNotebookArgs,
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
@@ -81,7 +83,14 @@ from aistack_components.args import (
     K8sTrainingQueueArgs,
 )
 from aistack_components.codegen import WIRING
-from aistack_components.gcp_wiring import ClusterRef, LogsBucketRef, ServicesRef, waiting_for
+from aistack_components.gcp_wiring import (
+    ClusterRef,
+    DatasetReadRef,
+    LogsBucketRef,
+    NotebookNetworkRef,
+    ServicesRef,
+    waiting_for,
+)
 from aistack_components.wiring import BucketArn, BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
@@ -739,6 +748,60 @@ class GcpGpuNodePool(_Adapter, args=GcpGpuNodePoolArgs, component=GpuNodePool):
         return GpuNodePool(name, args, opts, cluster=cluster)  # type: ignore[arg-type]
 
 
+class GcpNotebook(_Adapter, args=GcpNotebookArgs, component=WorkbenchNotebook):
+    """A Vertex AI Workbench instance that stops after idleMinutes without activity (C5),
+    with no external IP in the network's notebook subnet (S1), shielded, root off, running
+    as the notebook tier's account with dataset read and log writing only (C6), in the
+    dataset bucket's region (D2), CMEK disks kept on destroy. Users open JupyterLab at
+    https://<proxyUri>."""
+
+    instance_name: pulumi.Output[str]
+    instance_id: pulumi.Output[str]
+    """projects/<project>/locations/<zone>/instances/<name>"""
+    proxy_uri: pulumi.Output[str]
+    """The JupyterLab host behind the Workbench proxy."""
+    state: pulumi.Output[str]
+    service_account_email: pulumi.Output[str]
+    kms_key_name: pulumi.Output[str] | None
+    """The Cloud KMS key the disks are encrypted with (none with Google-managed keys)."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring, services = _services("GcpNotebook", args)
+        network = NotebookNetworkRef(
+            services.project,
+            str(wiring["network_region"]),
+            wiring["network_self_link"],
+            wiring["notebook_subnet_self_link"],
+            wiring["service_account_email"],
+        )
+        bucket = None
+        if wiring["dataset_bucket_name"] is not None:
+            if wiring["dataset_region"] is None:
+                raise ConfigError(
+                    [
+                        Problem(
+                            f"{name}.datasetRegion",
+                            "datasetBucketName is given without the bucket's region, which "
+                            "the notebook must share (D2).",
+                            "set datasetRegion to the GcpDatasetBucket's region.",
+                        )
+                    ]
+                )
+            region = str(wiring["dataset_region"])
+            bucket = DatasetReadRef(wiring["dataset_bucket_name"], region, services)
+        return WorkbenchNotebook(
+            name,
+            args,
+            opts,
+            services=services,  # type: ignore[arg-type]
+            network=network,  # type: ignore[arg-type]
+            bucket=bucket,  # type: ignore[arg-type]
+        )
+
+
 # ---- Kubernetes -----------------------------------------------------------------------------
 
 
@@ -825,6 +888,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpNetwork,
     GcpGkeCluster,
     GcpGpuNodePool,
+    GcpNotebook,
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,

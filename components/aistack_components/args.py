@@ -1311,8 +1311,9 @@ class GcpProjectServicesArgs(TypedDict):
     "compute.googleapis.com", "container.googleapis.com",
     "containerscanning.googleapis.com", "dns.googleapis.com", "eventarc.googleapis.com",
     "iam.googleapis.com", "iamcredentials.googleapis.com", "logging.googleapis.com",
-    "monitoring.googleapis.com", "pubsub.googleapis.com", "run.googleapis.com",
-    "serviceusage.googleapis.com", "storage.googleapis.com", "sts.googleapis.com"].
+    "monitoring.googleapis.com", "notebooks.googleapis.com", "pubsub.googleapis.com",
+    "run.googleapis.com", "serviceusage.googleapis.com", "storage.googleapis.com",
+    "sts.googleapis.com"].
     """
     extra_services: NotRequired[list[str]]
     """More APIs the team's own resources need, e.g. 'bigquery.googleapis.com'. Default: []."""
@@ -2007,6 +2008,105 @@ class GcpGpuNodePoolArgs(TypedDict):
     """The GcpGkeCluster's clusterId: the pool joins it and waits for it."""
     node_service_account_email: pulumi.Input[str]
     """The GcpGkeCluster's nodeServiceAccountEmail: the nodes run as it."""
+
+
+class GcpNotebookArgs(TypedDict):
+    """The inputs of GcpNotebook: its configuration, validated into
+    aistack.gcp.notebook.NotebookArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Owner, cost centre and allowed regions; required. Labels the instance and key; the
+    zone's region must be among allowedRegions (C4).
+    """
+    machine_type: NotRequired[str]
+    """Compute Engine machine type. Default e2-standard-4 (4 vCPU, 16 GB, about $0.13/hour); a
+    GPU machine from the catalog (e.g. 'g2-standard-8', 1 x L4) gets its GPUs declared and
+    Workbench installs the driver. Default: "e2-standard-4".
+    """
+    zone: NotRequired[str]
+    """Zone of the instance: one of the network's notebook zones, in the dataset bucket's
+    region (D2), offering the machine type (C2). Default: the first such zone.
+    """
+    idle_minutes: NotRequired[int]
+    """Minutes without kernel or terminal activity before Workbench stops the VM (C5;
+    idle-timeout-seconds). Default 60: a forgotten GPU costs an hour, not a weekend.
+    Workbench accepts 10 to 1440; rule AIS-C5-08 accepts at most 240. Default: 60.
+    """
+    owner: NotRequired[str]
+    """The one user (e-mail) who may open JupyterLab ('Single user' access mode,
+    instance_owners). Default: every user who may act as the notebook's service account
+    (roles/iam.serviceAccountUser on it); grant that deliberately.
+    """
+    allow_root: NotRequired[bool]
+    """Let the Jupyter user run sudo. Off (notebook-disable-root): root could stop the agent
+    that reports activity for idle shutdown, or read the VM's other credentials. Default:
+    false.
+    """
+    allow_terminal: NotRequired[bool]
+    """JupyterLab's terminal. On: a notebook cell runs shell commands as the same user anyway,
+    so turning the terminal off (notebook-disable-terminal) removes convenience, not
+    capability. Set false where policy asks for it. Default: true.
+    """
+    disable_proxy_access: NotRequired[bool]
+    """Do not register with the Workbench proxy. Off (the proxy stays): the proxy is how users
+    reach JupyterLab on an instance with no external IP, over HTTPS with Google sign-in and
+    IAM; without it the only way in is an SSH tunnel, which needs an SSH firewall rule
+    (gcp.Network allowIapSsh) and OS-level accounts. Default: false.
+    """
+    boot_disk_gb: NotRequired[int]
+    """Boot disk (PD balanced), GB. Default: 150."""
+    data_disk_gb: NotRequired[int]
+    """Data disk holding /home/jupyter (PD balanced), GB: the users' work. Default: 100."""
+    kms_key_name: NotRequired[str]
+    """Share an existing Cloud KMS key (in the instance's region) for the disks; default: a new
+    key ring and key, rotated every 90 days.
+    """
+    allow_google_managed_encryption: NotRequired[bool]
+    """Encrypt the disks with Google-managed keys (GMEK), no key of the stack's own. Off: CMEK
+    (checkov CKV2_GCP_27). Default: false.
+    """
+    allow_public_ip: NotRequired[bool]
+    """Give the VM an external IP. Off: no address the internet can reach; users come in
+    through the proxy (S1). Default: false.
+    """
+    extra_metadata: NotRequired[dict[str, str]]
+    """More Workbench metadata (e.g. {'notebook-disable-downloads': 'true'}). Keys aistack
+    sets, and keys Workbench reserves, are refused. Default: {}.
+    """
+    instance_name: NotRequired[str]
+    """The instance id (and VM name): 1-63 lowercase letters, digits and hyphens, starting with
+    a letter; default: the component name.
+    """
+    allow_destroy_with_data: NotRequired[bool]
+    """Let `pulumi destroy` delete the instance, its disks and its key. Off: retained, with
+    deletion protection on and deletion_policy PREVENT (and protected in prod). Default:
+    false.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+    network_region: str
+    """The GcpNetwork's region (plain: the notebook's zone is chosen from it while it builds,
+    among the zones offering its machine type).
+    """
+    network_self_link: pulumi.Input[str]
+    """The GcpNetwork's networkSelfLink: the VPC the instance is in."""
+    notebook_subnet_self_link: pulumi.Input[str]
+    """The GcpNetwork's subnetSelfLinks["notebook"]: the private subnet of its notebook tier."""
+    service_account_email: pulumi.Input[str]
+    """The account the VM runs as: the one the network's notebook tier admits
+    (GcpWorkloadIdentity emails["notebook"]).
+    """
+    dataset_bucket_name: NotRequired[pulumi.Input[str]]
+    """The team's dataset GcpDatasetBucket's bucketName: the notebook may read it."""
+    dataset_region: NotRequired[str]
+    """That bucket's region (plain: checked before anything is created): the notebook must be
+    in it (D2). Required with datasetBucketName.
+    """
 
 
 class K8sTeamNamespaceTier(enum.StrEnum):

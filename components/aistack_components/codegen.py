@@ -59,6 +59,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpNetwork": ("aistack.gcp.network", "NetworkArgs"),
     "GcpGkeCluster": ("aistack.gcp.gke_cluster", "GkeClusterArgs"),
     "GcpGpuNodePool": ("aistack.gcp.gpu_node_pool", "GpuNodePoolArgs"),
+    "GcpNotebook": ("aistack.gcp.notebook", "NotebookArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
     "K8sTrainingJobTemplate": (
@@ -247,6 +248,49 @@ WIRING: dict[str, list[Wiring]] = {
         ),
     ],
     "GcpGkeCluster": _gcp_services(),
+    "GcpNotebook": [
+        *_gcp_services(),
+        (
+            "network_region",
+            "plain:str",
+            True,
+            "The GcpNetwork's region (plain: the notebook's zone is chosen from it while it "
+            "builds, among the zones offering its machine type).",
+        ),
+        (
+            "network_self_link",
+            "str",
+            True,
+            "The GcpNetwork's networkSelfLink: the VPC the instance is in.",
+        ),
+        (
+            "notebook_subnet_self_link",
+            "str",
+            True,
+            'The GcpNetwork\'s subnetSelfLinks["notebook"]: the private subnet of its '
+            "notebook tier.",
+        ),
+        (
+            "service_account_email",
+            "str",
+            True,
+            "The account the VM runs as: the one the network's notebook tier admits "
+            '(GcpWorkloadIdentity emails["notebook"]).',
+        ),
+        (
+            "dataset_bucket_name",
+            "str",
+            False,
+            "The team's dataset GcpDatasetBucket's bucketName: the notebook may read it.",
+        ),
+        (
+            "dataset_region",
+            "plain:str",
+            False,
+            "That bucket's region (plain: checked before anything is created): the notebook "
+            "must be in it (D2). Required with datasetBucketName.",
+        ),
+    ],
     "GcpGpuNodePool": [
         (
             "project",

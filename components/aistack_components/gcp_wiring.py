@@ -8,7 +8,14 @@ import pulumi
 
 from aistack.errors import Problem
 
-__all__ = ["ClusterRef", "LogsBucketRef", "ServicesRef", "waiting_for"]
+__all__ = [
+    "ClusterRef",
+    "DatasetReadRef",
+    "LogsBucketRef",
+    "NotebookNetworkRef",
+    "ServicesRef",
+    "waiting_for",
+]
 
 
 class ServicesRef:
@@ -74,3 +81,65 @@ class ClusterRef:
 
     def enabling(self) -> list[Any]:
         return [waiting_for(self.cluster_id), waiting_for(self.node_service_account_email)]
+
+
+class NotebookNetworkRef:
+    """A `gcp.Network` with a notebook tier, known by its project, region, self-links and
+    the notebook tier's service account: what a `gcp.Notebook` reads from its network. Its
+    notebook zones are the region's zones the catalog knows, as the network plans them for
+    a notebook tier without machine types (the notebook then keeps those offering its
+    machine)."""
+
+    def __init__(
+        self,
+        project: str,
+        region: str,
+        network_self_link: pulumi.Input[str],
+        subnet_self_link: pulumi.Input[str],
+        service_account_email: pulumi.Input[str],
+    ) -> None:
+        self.project = project
+        self.region = region
+        self.network_self_link = pulumi.Output.from_input(network_self_link)
+        self._subnet = pulumi.Output.from_input(subnet_self_link)
+        self._account = pulumi.Output.from_input(service_account_email)
+        self.subnetworks = {"notebook": self._subnet}
+
+    def zones(self, tier: str) -> list[str]:
+        from aistack import catalog
+
+        return list(catalog.region_zones("gcp", self.region))
+
+    def subnet_self_link(self, tier: str) -> pulumi.Output[str]:
+        return self._subnet
+
+    def service_account(self, tier: str) -> pulumi.Output[str]:
+        return self._account
+
+
+class DatasetReadRef:
+    """The team's dataset `gcp.DatasetBucket`, known by its bucket name and region. The read
+    grant a `gcp.Notebook` asks of it is made here, at the top of the stack, named for the
+    notebook (in Python it sits under the bucket's component, which this program does not
+    hold), and waits for the project's APIs."""
+
+    def __init__(self, bucket_name: pulumi.Input[str], region: str, services: ServicesRef) -> None:
+        self.region = region
+        self.args = _Namespace(kind="dataset")
+        self._bucket = pulumi.Output.from_input(bucket_name)
+        self._services = services
+
+    def grant_read(self, member: pulumi.Input[str], *, name: str) -> list[Any]:
+        import pulumi_gcp as gcp
+
+        from aistack.gcp.dataset_bucket import READ_ROLE
+
+        return [
+            gcp.storage.BucketIAMMember(
+                f"{name}-dataset-read",
+                bucket=self._bucket,
+                role=READ_ROLE,
+                member=member,
+                opts=pulumi.ResourceOptions(depends_on=self._services.enabling()),
+            )
+        ]

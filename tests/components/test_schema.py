@@ -53,6 +53,13 @@ WIRING = {
     "GcpNetwork": {"enabledServices", "serviceAccounts"},
     "GcpGkeCluster": {"enabledServices"},
     "GcpGpuNodePool": {"clusterId", "nodeServiceAccountEmail"},
+    "GcpNotebook": {
+        "enabledServices",
+        "networkSelfLink",
+        "notebookSubnetSelfLink",
+        "serviceAccountEmail",
+        "datasetBucketName",
+    },
     # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
     "K8sTeamNamespace": {"identities"},
 }
@@ -68,6 +75,7 @@ PLAIN_WIRING = {
     "GcpNetwork": {"project", "datasetRegion"},
     "GcpGkeCluster": {"project"},
     "GcpGpuNodePool": {"project", "clusterRegion"},
+    "GcpNotebook": {"project", "networkRegion", "datasetRegion"},
 }
 
 

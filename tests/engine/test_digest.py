@@ -36,7 +36,7 @@ DIGESTS = {
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
-    "gcp-guardrails": "d6b7c35d58f597fac19bb6ead7089e073f7f928afab3d783d4ed4cb41ba73888",
+    "gcp-guardrails": "6df50386e7ea9117258c3f1803f332709abc081ff36829736b0926a1a9213a08",
     "kubernetes": "85a25e176adfd5dd9fb24bb3cbfe54dd1cf74b739eb0c4947058aa72e9c0b848",
     "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
 }

@@ -37,6 +37,7 @@ PROGRAMS = {
     "gcp-mappings": (gcp_programs.mappings, gcp_programs.CONFIG),
     "gcp-network": (gcp_programs.network, gcp_programs.CONFIG),
     "gcp-gke": (gcp_programs.gke, gcp_programs.CONFIG),
+    "gcp-notebook": (gcp_programs.notebook, gcp_programs.CONFIG),
     "aws-plain": (small_programs.aws_bucket_and_template, small_programs.AWS_CONFIG),
     "k8s-namespaces": (small_programs.kubernetes_namespaces, {}),
     "k8s-jobset": (small_programs.kubernetes_jobset, {}),

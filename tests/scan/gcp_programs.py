@@ -331,3 +331,40 @@ def gke() -> None:
         services=apis,
         pools=[pool],
     )
+
+
+def notebook() -> None:
+    """A team's GPU notebook beside its dataset: gcp.Notebook on gcp.Network's notebook
+    tier, reading a gcp.DatasetBucket. checkov's Workbench graph checks (CKV2_GCP_27 CMEK
+    disks, CKV2_GCP_28 no public IP) must pass, and nothing fail."""
+    apis = aistack_gcp.ProjectServices("apis", {"project": PROJECT})
+    ids = aistack_gcp.WorkloadIdentity("ids", {"governance": GOVERNANCE}, services=apis)
+    logs = aistack_gcp.DatasetBucket(
+        "logs", {"kind": "logs", "region": REGION, "governance": GOVERNANCE}, services=apis
+    )
+    data = aistack_gcp.DatasetBucket(
+        "data",
+        {"kind": "dataset", "region": REGION, "governance": GOVERNANCE, "dataset": DATASET},
+        services=apis,
+        access_logs=logs,
+    )
+    net = aistack_gcp.Network(
+        "net",
+        {
+            "governance": GOVERNANCE,
+            "region": REGION,
+            "trainingMachineTypes": ["g2-standard-8"],
+            "notebook": True,
+            "notebookMachineTypes": ["g2-standard-8"],
+        },
+        services=apis,
+        identity=ids,
+        dataset=data,
+    )
+    aistack_gcp.Notebook(
+        "nb",
+        {"governance": GOVERNANCE, "machineType": "g2-standard-8", "owner": "ana@example.com"},
+        services=apis,
+        network=net,
+        bucket=data,
+    )

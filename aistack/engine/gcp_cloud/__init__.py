@@ -10,8 +10,8 @@ module per responsibility:
 - `container` (GKE clusters and node pools), `storage`, `kms`, `identity` (service
   accounts, Workload Identity Federation, federated principals), `artifact_registry`
   (repositories, service agents), `quotas` (Cloud Quotas), `budget_guard` (budget,
-  Pub/Sub, Monitoring, custom role, Cloud Function): each type's ids and outputs and
-  the refusals of its API;
+  Pub/Sub, Monitoring, custom role, Cloud Function), `workbench` (Vertex AI Workbench
+  instances): each type's ids and outputs and the refusals of its API;
 - `invokes`: the invokes answered, by token;
 - `api_enablement`: the contract that a component's resource waits for its API
   (`ApiRaceCheck`, `missing_api_dependencies`);

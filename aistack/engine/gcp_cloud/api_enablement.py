@@ -32,6 +32,7 @@ API_OF_MODULE = {
     "cloudfunctionsv2": "cloudfunctions.googleapis.com",
     "cloudrunv2": "run.googleapis.com",
     "dns": "dns.googleapis.com",
+    "workbench": "notebooks.googleapis.com",
 }
 
 

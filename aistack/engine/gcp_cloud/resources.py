@@ -20,6 +20,7 @@ from aistack.engine.gcp_cloud.kms import kms_resource
 from aistack.engine.gcp_cloud.project import digest, module_and_kind, physical_name
 from aistack.engine.gcp_cloud.quotas import QUOTA_PREFERENCE, quota_preference
 from aistack.engine.gcp_cloud.storage import storage_resource
+from aistack.engine.gcp_cloud.workbench import WORKBENCH_INSTANCE, workbench_resource
 
 if TYPE_CHECKING:
     from aistack.engine.cloud import SimulatedCloud
@@ -52,6 +53,7 @@ _DELETION_POLICY = {
     "gcp:dns/recordSet:RecordSet",
     "gcp:container/cluster:Cluster",
     "gcp:container/nodePool:NodePool",
+    WORKBENCH_INSTANCE,
 }
 
 
@@ -101,6 +103,9 @@ def resource(
     container = container_resource(typ, project, region, name, inputs, out)
     if container is not None:
         return container
+    workbench = workbench_resource(typ, project, name, inputs, out)
+    if workbench is not None:
+        return workbench
     budget_guard = budget_guard_resource(typ, project, region, name, args.name, inputs, out)
     if budget_guard is not None:
         return budget_guard, out

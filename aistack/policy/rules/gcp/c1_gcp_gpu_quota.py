@@ -1,8 +1,8 @@
 """AIS-C1-02: every GCP GPU capacity is covered by Cloud Quotas preferences big enough.
 
-Capacity is what can launch GPU machines: GCE instances, GKE node pools and managed
-instance groups (machine type from their instance template), each at its maximum node
-count (`aistack.queries.gcp.gpu_capacities`). Its GPUs count against every quota the
+Capacity is what can launch GPU machines: GCE instances, Workbench instances, GKE node
+pools and managed instance groups (machine type from their instance template), each at its
+maximum node count (`aistack.queries.gcp.gpu_capacities`). Its GPUs count against every quota the
 catalog names for its machine type and market (`catalog.gpu_quota_ids`): the model's
 regional quota (PREEMPTIBLE- for Spot), the GPU family quota for H100 and newer, and the
 project-wide GPUS-ALL-REGIONS ceiling, 0 in a new project. Capacities sharing a quota are

@@ -1,7 +1,13 @@
 """AIS-C4-02: stateful GCP resources sit in a single region the governance block allows."""
 
 from aistack.policy import fail, ok, rule
-from aistack.queries.gcp import ALLOWED_REGIONS_LABEL, declared_allowed_regions, location_of
+from aistack.queries.gcp import (
+    ALLOWED_REGIONS_LABEL,
+    WORKBENCH_INSTANCE,
+    declared_allowed_regions,
+    location_of,
+    region_of_location,
+)
 
 STATEFUL = {
     "gcp:storage/bucket:Bucket",
@@ -12,6 +18,8 @@ STATEFUL = {
     "gcp:logging/projectBucketConfig:ProjectBucketConfig",
     "gcp:container/cluster:Cluster",
     "gcp:container/nodePool:NodePool",
+    # A notebook's boot and data disks hold its users' work.
+    WORKBENCH_INSTANCE,
 }
 
 
@@ -30,6 +38,9 @@ def check(graph):
             continue
         allowed = declared_allowed_regions(graph, resource)
         location = location_of(resource)
+        # Zonal resources (a Workbench instance, a zonal cluster) are where their zone's
+        # region is: europe-west4-a is in europe-west4.
+        location = region_of_location(location) if location else location
         if resource.type == "gcp:pubsub/topic:Topic" and location is None:
             continue  # Topics store messages where they are published unless restricted.
         if not allowed:
