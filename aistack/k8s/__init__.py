@@ -25,6 +25,8 @@ _EXPORTS = {
     "TrainingQueue": "aistack.k8s.training_queue",
     "TrainingQueueArgs": "aistack.k8s.training_queue",
     "QueueFlavor": "aistack.k8s.training_queue",
+    "ImagePolicy": "aistack.k8s.image_policy",
+    "ImagePolicyArgs": "aistack.k8s.image_policy",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,430 @@
+"""`k8s.ImagePolicy`: admission policies that refuse, in the namespaces aistack manages,
+images without a digest (E1) and serving pods without an explicit model version (S7).
+
+What it creates, and why (docs/components/k8s-image-policy.md says more): per shape of pod
+spec a `ValidatingAdmissionPolicy` (admissionregistration.k8s.io/v1, GA in Kubernetes 1.30,
+aistack's oldest) and a `ValidatingAdmissionPolicyBinding` that puts it in force:
+
+- `pods`: Pods, and the `pods/ephemeralcontainers` subresource `kubectl debug` writes to;
+- `workloads`: the pod template of Deployments, StatefulSets, DaemonSets, ReplicaSets and
+  Jobs (`spec.template.spec`);
+- `cronjobs`: CronJobs (`spec.jobTemplate.spec.template.spec`);
+- `jobsets`: JobSets (`jobset.x-k8s.io`, a CRD: a policy matches custom resources like any
+  other; the API server only skips their type checking), each replicated Job's template.
+
+One shape per policy because the API server type-checks every expression against every kind
+the policy matches and reports a missing field as a warning in `status.typeChecking`
+(Kubernetes docs, "Validating Admission Policy" > "Type checking"): `object.spec.template`
+does not exist on a Pod. Split, every expression is well-typed for every kind it meets.
+
+Each policy has two validations. E1: every container, init container and ephemeral container
+image ends in `@sha256:<64 hex>`. S7, only in namespaces labelled `aistack.dev/tier: serve`
+(k8s.TeamNamespace sets it on serving namespaces; the policy reads it from
+`namespaceObject`): the pod, or template, carries `aistack.dev/model-name` and an
+`aistack.dev/model-version` that is neither empty nor a moving label (`latest`, ...):
+the contract k8s.InferenceService keeps.
+
+What is deliberately NOT refused:
+
+- namespaces aistack does not manage: the bindings select `aistack.dev/managed: "true"`
+  and never the Kubernetes system namespaces, where add-ons run images their installers
+  chose;
+- updates that change no image: on UPDATE an image already in `oldObject` is admitted
+  again, so adding a label to, or a controller removing its finalizer from, a pod created
+  before the policy existed still works (a refused finalizer removal would leave the pod
+  stuck terminating); only new or changed images are judged;
+- status and scale writes: controllers write `pods/status`, `deployments/status` and
+  `deployments/scale`, subresources a rule matches only when it names them
+  (`NamedRuleWithOperations.resources`: "'pods' means pods. 'pods/log' means the log
+  subresource of pods", Kubernetes API reference, ValidatingAdmissionPolicy v1);
+- mirror pods: the kubelet's API copy of a static pod (annotation
+  `kubernetes.io/config.mirror`, created by a node). Refusing it would not stop the static
+  pod, which the kubelet runs from its manifest file, only hide it from the API.
+
+Enforcement is `Deny` with `failurePolicy: Fail` (an expression that errors refuses the
+request rather than letting it through). `mode: warn` ([Warn, Audit]) or `audit` ([Audit])
+is for a rollout: see what would be refused before it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import Field, field_validator
+
+from aistack.config import AistackModel, Governance
+from aistack.errors import Problems
+from aistack.k8s._base import MANAGED_LABEL, annotations_for, child_opts, labels_for
+from aistack.model_versions import moving_label_regex
+
+__all__ = [
+    "DIGEST_REGEX",
+    "ImagePolicy",
+    "ImagePolicyArgs",
+    "MODEL_NAME_LABEL",
+    "MODEL_VERSION_LABEL",
+    "POLICY_LABEL",
+    "SHAPES",
+    "SYSTEM_NAMESPACES",
+    "TIER_LABEL",
+    "VALIDATION_ACTIONS",
+]
+
+#: The labels every serving pod carries (the contract with k8s.InferenceService).
+MODEL_NAME_LABEL = "aistack.dev/model-name"
+MODEL_VERSION_LABEL = "aistack.dev/model-version"
+#: k8s.TeamNamespace labels each namespace with its tier (`train` or `serve`).
+TIER_LABEL = "aistack.dev/tier"
+#: On each policy: which checklist IDs it enforces (`E1`, `S7`), for rules and audits.
+POLICY_LABEL = "aistack.dev/enforces"
+#: Namespaces Kubernetes owns (aistack.queries.k8s.SYSTEM_NAMESPACES): never selected, even
+#: if someone labels them managed.
+SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
+
+#: A reference ending in a sha256 digest, one `@`: `repo[:tag]@sha256:<64 lowercase hex>`.
+#: Container runtimes pull by the digest and ignore a tag beside it (aistack.images). RE2
+#: syntax, as CEL's `matches` reads it in the API server; Python's `re` reads it the same.
+DIGEST_REGEX = "^[^@]+@sha256:[0-9a-f]{64}$"
+
+Mode = Literal["deny", "warn", "audit"]
+#: Kubernetes docs, "Validating Admission Policy" > "Validation actions": Deny refuses,
+#: Warn returns an HTTP warning to the client, Audit records the failure in the audit
+#: event; Deny and Warn may not be combined.
+VALIDATION_ACTIONS: dict[str, list[str]] = {
+    "deny": ["Deny"],
+    "warn": ["Warn", "Audit"],
+    "audit": ["Audit"],
+}
+
+_DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+_DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Where one family of kinds keeps its pod specs, as CEL over `o` (`object` or
+    `oldObject`): `specs(o)` is a list of PodSpecs, `all_templates(o, ok)` is true when
+    `ok(meta)` holds for the metadata of every pod the object makes."""
+
+    role: str
+    rules: tuple[tuple[str, tuple[str, ...]], ...]  # (API group, resources)
+    specs: Callable[[str], str]
+    all_templates: Callable[[str, Callable[[str], str]], str]
+    conditions: tuple[tuple[str, str], ...] = ()
+
+
+def _template(path: str) -> Shape:
+    return Shape(
+        role="",
+        rules=(),
+        specs=lambda o: f"[{o}.{path}.spec]",
+        # PodTemplateSpec.metadata is optional: a template without labels has none.
+        all_templates=lambda o, ok: f"(has({o}.{path}.metadata) && {ok(f'{o}.{path}.metadata')})",
+    )
+
+
+_WORKLOAD = _template("spec.template")
+_CRON = _template("spec.jobTemplate.spec.template")
+
+#: Mirror pods: the kubelet's copies of static pods (annotation kubernetes.io/config.mirror,
+#: Kubernetes docs "Create static Pods"), created by a node (group system:nodes, the
+#: matchConditions example in the Kubernetes docs' "Validating Admission Policy"). Both must
+#: hold, so a user cannot step around the policy with the annotation alone.
+_NOT_A_MIRROR_POD = (
+    "!(has(object.metadata.annotations) && "
+    "'kubernetes.io/config.mirror' in object.metadata.annotations && "
+    "has(request.userInfo.groups) && 'system:nodes' in request.userInfo.groups)"
+)
+
+SHAPES: tuple[Shape, ...] = (
+    Shape(
+        role="pods",
+        # The ephemeralcontainers subresource takes the whole Pod (`kubectl debug` writes
+        # it); pods/status and pods/binding are not matched.
+        rules=(("", ("pods", "pods/ephemeralcontainers")),),
+        specs=lambda o: f"[{o}.spec]",
+        all_templates=lambda o, ok: ok(f"{o}.metadata"),
+        conditions=(("not-a-mirror-pod", _NOT_A_MIRROR_POD),),
+    ),
+    Shape(
+        role="workloads",
+        rules=(
+            ("apps", ("deployments", "statefulsets", "daemonsets", "replicasets")),
+            ("batch", ("jobs",)),
+        ),
+        specs=_WORKLOAD.specs,
+        all_templates=_WORKLOAD.all_templates,
+    ),
+    Shape(
+        role="cronjobs",
+        rules=(("batch", ("cronjobs",)),),
+        specs=_CRON.specs,
+        all_templates=_CRON.all_templates,
+    ),
+    Shape(
+        role="jobsets",
+        # jobset.x-k8s.io v1alpha2 (CRD kept under aistack/scan/data/crds/jobset-v0.12.0):
+        # spec.replicatedJobs and each template's spec are optional, a JobSpec's
+        # template is required.
+        rules=(("jobset.x-k8s.io", ("jobsets",)),),
+        specs=lambda o: (
+            f"(has({o}.spec) && has({o}.spec.replicatedJobs) ? {o}.spec.replicatedJobs"
+            ".filter(r, has(r.template.spec)).map(r, r.template.spec.template.spec) : [])"
+        ),
+        all_templates=lambda o, ok: (
+            f"(!has({o}.spec) || !has({o}.spec.replicatedJobs) || {o}.spec.replicatedJobs"
+            ".all(r, !has(r.template.spec) || (has(r.template.spec.template.metadata) && "
+            f"{ok('r.template.spec.template.metadata')})))"
+        ),
+    ),
+)
+
+
+def _containers(spec: str) -> str:
+    """Every container of a PodSpec: init, regular and ephemeral (the lists are optional
+    but `containers`, which the API server requires)."""
+    return (
+        f"((has({spec}.initContainers) ? {spec}.initContainers : []) + {spec}.containers + "
+        f"(has({spec}.ephemeralContainers) ? {spec}.ephemeralContainers : []))"
+    )
+
+
+def _labelled(meta: str) -> str:
+    """CEL: `meta` (an ObjectMeta) names a model and an explicit version of it."""
+    labels = f"{meta}.labels"
+    version = f"{labels}['{MODEL_VERSION_LABEL}']"
+    return (
+        f"(has({labels}) && '{MODEL_NAME_LABEL}' in {labels} && "
+        f"{labels}['{MODEL_NAME_LABEL}'] != '' && '{MODEL_VERSION_LABEL}' in {labels} && "
+        f"{version} != '' && !{version}.matches('{moving_label_regex()}'))"
+    )
+
+
+def policy_spec(shape: Shape) -> dict[str, Any]:
+    """The ValidatingAdmissionPolicy spec for one shape (plain data: tests evaluate its
+    CEL with a real CEL interpreter, tests/k8s/test_image_policy_cel.py)."""
+    image = "(has(c.image) ? c.image : '')"
+    variables = [
+        {"name": "specs", "expression": shape.specs("object")},
+        {
+            # Images the object already had: on UPDATE they are admitted again, so a change
+            # that touches no image (labels, finalizers, replicas) is never refused.
+            "name": "oldImages",
+            "expression": (
+                "request.operation == 'UPDATE' && oldObject != null ? "
+                f"{shape.specs('oldObject')}.map(s, {_containers('s')}.map(c, {image})) : []"
+            ),
+        },
+        {
+            # Per pod spec, the containers whose image is new and not pinned by digest.
+            "name": "unpinned",
+            "expression": (
+                f"variables.specs.map(s, {_containers('s')}.filter(c, "
+                f"!{image}.matches('{DIGEST_REGEX}') && "
+                f"!variables.oldImages.exists(l, {image} in l))"
+                f".map(c, c.name + ' (' + {image} + ')'))"
+            ),
+        },
+        {
+            # S7 applies in serving namespaces only (k8s.TeamNamespace tier: serve).
+            "name": "serving",
+            "expression": (
+                "namespaceObject != null && has(namespaceObject.metadata.labels) && "
+                f"'{TIER_LABEL}' in namespaceObject.metadata.labels && "
+                f"namespaceObject.metadata.labels['{TIER_LABEL}'] == 'serve'"
+            ),
+        },
+    ]
+    validations = [
+        {
+            "expression": "variables.unpinned.all(l, size(l) == 0)",
+            "message": "every container image must be referenced by digest "
+            "(repo@sha256:<64 hex>; checklist E1). Fix: pin it, e.g. with the digest "
+            "`docker buildx imagetools inspect <image>` prints.",
+            "messageExpression": (
+                "object.kind + ': container ' + "
+                "variables.unpinned.filter(l, size(l) > 0)[0][0] + "
+                "' has no image digest (checklist E1). Fix: reference the image as "
+                "repo@sha256:<64 hex>; `docker buildx imagetools inspect <image>` prints it.'"
+            ),
+        },
+        {
+            "expression": f"!variables.serving || {shape.all_templates('object', _labelled)}",
+            "message": (
+                f"serving pods must carry the labels {MODEL_NAME_LABEL} and "
+                f"{MODEL_VERSION_LABEL} with an explicit version, not latest, current, "
+                "stable, head, newest or default (checklist S7). Fix: deploy with "
+                f"k8s.InferenceService, or label the pod template "
+                f"{MODEL_VERSION_LABEL}=<the immutable version, e.g. 1.4.0>."
+            ),
+        },
+    ]
+    spec: dict[str, Any] = {
+        "failurePolicy": "Fail",
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": [group],
+                    "apiVersions": ["*"],
+                    "resources": list(resources),
+                    "operations": ["CREATE", "UPDATE"],
+                }
+                for group, resources in shape.rules
+            ]
+        },
+        "variables": variables,
+        "validations": validations,
+    }
+    if shape.conditions:
+        spec["matchConditions"] = [
+            {"name": name, "expression": expression} for name, expression in shape.conditions
+        ]
+    return spec
+
+
+class ImagePolicyArgs(AistackModel):
+    governance: Governance
+    mode: Mode = Field(
+        "deny",
+        description="'deny' (default): refuse what breaks the policy (validationActions "
+        "[Deny]). 'warn' ([Warn, Audit]) admits it with a warning to the client and an "
+        "audit record, 'audit' ([Audit]) only records it: for a rollout, to see what "
+        "would be refused before it is. AIS-E1-07 and AIS-S7-02 fail until it is 'deny'.",
+    )
+    namespace_labels: dict[str, str] = Field(
+        default_factory=lambda: {MANAGED_LABEL: "true"},
+        min_length=1,
+        description="The labels of the namespaces the policy is in force in. Default "
+        "aistack.dev/managed=true: every namespace an aistack component creates.",
+    )
+    exclude_namespaces: tuple[str, ...] = Field(
+        (),
+        description="Namespaces left out although they match namespaceLabels, each a "
+        "decision (an operator installed from a chart with tagged images, say). The "
+        "Kubernetes system namespaces are always left out.",
+    )
+    jobsets: bool = Field(
+        True,
+        description="Also judge JobSets (jobset.x-k8s.io). Harmless on a cluster without "
+        "the JobSet CRD: the rule then matches nothing. Their pods are judged either way.",
+    )
+
+    @field_validator("exclude_namespaces")
+    @classmethod
+    def _are_namespaces(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [n for n in names if not re.fullmatch(_DNS_LABEL, n)]
+        if bad:
+            raise ValueError(
+                f"{bad} are not namespace names. Fix: DNS-1123 labels, e.g. 'kueue-system'."
+            )
+        return names
+
+
+class ImagePolicy(pulumi.ComponentResource):
+    """Admission policies: images by digest (E1) and explicit model versions on serving
+    pods (S7) in the namespaces aistack manages."""
+
+    args: ImagePolicyArgs
+    policies: dict[str, k8s.admissionregistration.v1.ValidatingAdmissionPolicy]
+    bindings: dict[str, k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding]
+
+    def __init__(
+        self,
+        name: str,
+        args: ImagePolicyArgs | dict,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        def checks(args: ImagePolicyArgs) -> None:
+            _check(name, args)
+
+        args = ImagePolicyArgs.validate_with(args, checks, where=name)[0]
+        super().__init__("aistack:index:K8sImagePolicy", name, None, opts)
+        self.args = args
+        governance = args.governance
+        labels = labels_for(governance, workload="image-policy")
+        selector = namespace_selector(args)
+        self.policies, self.bindings = {}, {}
+        for shape in SHAPES:
+            if shape.role == "jobsets" and not args.jobsets:
+                continue
+            # Cluster-scoped objects: the name must be unique on the cluster, and it is
+            # what a refused client reads ("ValidatingAdmissionPolicy '<name>' with
+            # binding '<name>' denied request: ...").
+            object_name = f"{name}-{shape.role}"
+            policy = k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+                f"{name}-{shape.role}",
+                metadata={
+                    "name": object_name,
+                    "labels": {**labels, POLICY_LABEL: "E1_S7"},
+                    "annotations": annotations_for(
+                        governance, checklist="E1 S7", **{"judges": shape.role}
+                    ),
+                },
+                spec=_untyped(policy_spec(shape)),
+                opts=child_opts(self),
+            )
+            self.policies[shape.role] = policy
+            self.bindings[shape.role] = (
+                k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+                    f"{name}-{shape.role}-binding",
+                    metadata={"name": object_name, "labels": labels},
+                    spec=_untyped(
+                        {
+                            "policyName": policy.metadata.apply(lambda m: m.name),
+                            "validationActions": VALIDATION_ACTIONS[args.mode],
+                            "matchResources": {"namespaceSelector": selector},
+                        }
+                    ),
+                    opts=child_opts(self, depends_on=[policy]),
+                )
+            )
+        self.policy_names = {
+            role: policy.metadata.apply(lambda m: str(m.name))
+            for role, policy in self.policies.items()
+        }
+        self.register_outputs({"policy_names": self.policy_names})
+
+
+def namespace_selector(args: ImagePolicyArgs) -> dict[str, Any]:
+    """The bindings' namespaceSelector: the managed label(s), never a system namespace nor
+    an excluded one (`kubernetes.io/metadata.name` is set on every namespace by the API
+    server, Kubernetes docs "Well-Known Labels, Annotations and Taints")."""
+    return {
+        "matchLabels": dict(args.namespace_labels),
+        "matchExpressions": [
+            {
+                "key": "kubernetes.io/metadata.name",
+                "operator": "NotIn",
+                "values": sorted({*SYSTEM_NAMESPACES, *args.exclude_namespaces}),
+            }
+        ],
+    }
+
+
+def _check(name: str, args: ImagePolicyArgs) -> None:
+    problems = Problems()
+    if not re.fullmatch(_DNS_SUBDOMAIN, f"{name}-workloads") or len(name) > 200:
+        problems.add(
+            name,
+            "names the cluster-scoped policies (<name>-pods, ...), which must be DNS subdomains.",
+            "use lowercase letters, digits and '-', e.g. 'image-policy'.",
+        )
+    for key, value in args.namespace_labels.items():
+        if not key or not re.fullmatch(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?", value):
+            problems.add(
+                f"{name}.namespaceLabels.{key}",
+                f"{value!r} is not a label value.",
+                "at most 63 of [A-Za-z0-9._-], alphanumeric at both ends.",
+            )
+    problems.raise_if_any()
+
+
+def _untyped(document: dict[str, Any]) -> Any:
+    """A plain dict where pulumi-kubernetes types its TypedDicts: the shape is checked by
+    kubernetes-validate against the API's schemas (tests/k8s/test_schemas.py)."""
+    return document
