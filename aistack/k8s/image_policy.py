@@ -60,6 +60,12 @@ from pydantic import Field, field_validator
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
 from aistack.k8s._base import MANAGED_LABEL, annotations_for, child_opts, labels_for
+from aistack.k8s._policy_labels import (
+    ENFORCES_LABEL,
+    MODEL_NAME_LABEL,
+    MODEL_VERSION_LABEL,
+    TIER_LABEL,
+)
 from aistack.model_versions import moving_label_regex
 
 __all__ = [
@@ -68,20 +74,13 @@ __all__ = [
     "ImagePolicyArgs",
     "MODEL_NAME_LABEL",
     "MODEL_VERSION_LABEL",
-    "POLICY_LABEL",
+    "ENFORCES_LABEL",
     "SHAPES",
     "SYSTEM_NAMESPACES",
     "TIER_LABEL",
     "VALIDATION_ACTIONS",
 ]
 
-#: The labels every serving pod carries (the contract with k8s.InferenceService).
-MODEL_NAME_LABEL = "aistack.dev/model-name"
-MODEL_VERSION_LABEL = "aistack.dev/model-version"
-#: k8s.TeamNamespace labels each namespace with its tier (`train` or `serve`).
-TIER_LABEL = "aistack.dev/tier"
-#: On each policy: which checklist IDs it enforces (`E1`, `S7`), for rules and audits.
-POLICY_LABEL = "aistack.dev/enforces"
 #: Namespaces Kubernetes owns (aistack.queries.k8s.SYSTEM_NAMESPACES): never selected, even
 #: if someone labels them managed.
 SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
@@ -360,7 +359,7 @@ class ImagePolicy(pulumi.ComponentResource):
                 f"{name}-{shape.role}",
                 metadata={
                     "name": object_name,
-                    "labels": {**labels, POLICY_LABEL: "E1_S7"},
+                    "labels": {**labels, ENFORCES_LABEL: "E1_S7"},
                     "annotations": annotations_for(
                         governance, checklist="E1 S7", **{"judges": shape.role}
                     ),
