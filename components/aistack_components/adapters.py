@@ -49,6 +49,7 @@ from aistack.gcp.network import Network as VpcNetwork
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
+from aistack.k8s.image_policy import ImagePolicy
 from aistack.k8s.team_namespace import TeamNamespace
 from aistack.k8s.training_job_template import TrainingJobTemplate
 from aistack.k8s.training_queue import TrainingQueue
@@ -74,6 +75,7 @@ from aistack_components.args import (
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
+    K8sImagePolicyArgs,
     K8sTeamNamespaceArgs,
     K8sTrainingJobTemplateArgs,
     K8sTrainingQueueArgs,
@@ -791,6 +793,15 @@ class K8sTrainingQueue(_Adapter, args=K8sTrainingQueueArgs, component=TrainingQu
     resume_command: pulumi.Output[str]
 
 
+class K8sImagePolicy(_Adapter, args=K8sImagePolicyArgs, component=ImagePolicy):
+    """ValidatingAdmissionPolicies and bindings that refuse, in the namespaces aistack
+    manages, images without a digest (E1) and serving pods without an explicit model
+    version (S7)."""
+
+    policy_names: pulumi.Output[dict[str, str]]
+    """The policy's name per shape (pods, workloads, cronjobs, jobsets)."""
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -816,4 +827,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     K8sTrainingJobTemplate,
     AwsKarpenterGpuPool,
     K8sTrainingQueue,
+    K8sImagePolicy,
 ]

@@ -66,6 +66,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
         "TrainingJobTemplateArgs",
     ),
     "K8sTrainingQueue": ("aistack.k8s.training_queue", "TrainingQueueArgs"),
+    "K8sImagePolicy": ("aistack.k8s.image_policy", "ImagePolicyArgs"),
 }
 
 Wiring = tuple[str, str, bool, str]
