@@ -41,6 +41,14 @@ What is deliberately NOT refused:
   `kubernetes.io/config.mirror`, created by a node). Refusing it would not stop the static
   pod, which the kubelet runs from its manifest file, only hide it from the API.
 
+Sources: Kubernetes docs, "Validating Admission Policy"
+(kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/: the CEL
+variables `object`, `oldObject`, `request`, `namespaceObject`; `variables`,
+`matchConditions`, `messageExpression`, validation actions, type checking) and the API
+reference (kubernetes.io/docs/reference/kubernetes-api/policy-resources/
+validating-admission-policy-v1/ and ...-binding-v1/: `matchConstraints`,
+`matchResources.namespaceSelector`, `validationActions`, `failurePolicy`).
+
 Enforcement is `Deny` with `failurePolicy: Fail` (an expression that errors refuses the
 request rather than letting it through). `mode: warn` ([Warn, Audit]) or `audit` ([Audit])
 is for a rollout: see what would be refused before it is.
