@@ -382,7 +382,9 @@ class ImagePolicy(pulumi.ComponentResource):
                     metadata={"name": object_name, "labels": labels},
                     spec=_untyped(
                         {
-                            "policyName": policy.metadata.apply(lambda m: m.name),
+                            # The literal name, not the policy's Output: known in a preview
+                            # and to policy packs; depends_on orders the two.
+                            "policyName": object_name,
                             "validationActions": VALIDATION_ACTIONS[args.mode],
                             "matchResources": {"namespaceSelector": selector},
                         }

@@ -302,6 +302,10 @@ def test_one_policy_and_one_deny_binding_per_shape(graph):
     assert set(policies) == {
         f"image-policy-{s}" for s in ("pods", "workloads", "cronjobs", "jobsets")
     }
+    for resource in [*graph.of_type(VAP), *graph.of_type(BINDING)]:
+        # Cluster-scoped (the simulated API server's CLUSTER_SCOPED): the id is the name.
+        assert "namespace" not in manifest(resource)["metadata"]
+        assert resource.id == resource.inputs["metadata"]["name"]
     for binding in graph.of_type(BINDING):
         spec = binding.inputs["spec"]
         assert spec["policyName"] in policies

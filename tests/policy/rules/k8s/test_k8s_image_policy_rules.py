@@ -6,7 +6,11 @@ Deployments labelled latest or not at all."""
 import pulumi_kubernetes as k8s
 import pytest
 
+from aistack import engine, policy
 from aistack import k8s as aistack_k8s
+from aistack.policy.crossguard import graph_from_policy_resources
+
+from ...crossguard_resources import policy_resources
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
 DIGEST = "sha256:" + "ab" * 32
@@ -137,3 +141,18 @@ def test_s7_02_agrees_with_the_admission_policy_on_the_same_labels():
         }
         verdict = evaluate(pods, pod, namespace_labels={"aistack.dev/tier": "serve"})
         assert verdict.admitted == (_problem(labels) is None), labels
+
+
+def test_the_crossguard_pack_judges_both_rules_like_aistack_check():
+    def program():
+        _namespaces()
+        _policy(excludeNamespaces=["ml-train"])
+        _deployment("llama", "ml-serve", {**MODEL, "aistack.dev/model-version": "latest"})
+        _deployment("llama-1-4-0", "ml-serve", MODEL)
+
+    graph = engine.run(program)
+    rebuilt = graph_from_policy_resources(policy_resources(graph))
+    for rule in (r for r in policy.all_rules() if r.id in ("AIS-E1-07", "AIS-S7-02")):
+        ours = {(f.resource_name, f.status) for f in rule.evaluate(graph)}
+        assert ours == {(f.resource_name, f.status) for f in rule.evaluate(rebuilt)}, rule.id
+        assert {status for _, status in ours} == {"compliant", "non-compliant"}, rule.id
