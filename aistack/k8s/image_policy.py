@@ -29,10 +29,11 @@ What is deliberately NOT refused:
 - namespaces aistack does not manage: the bindings select `aistack.dev/managed: "true"`
   and never the Kubernetes system namespaces, where add-ons run images their installers
   chose;
-- updates that change no image: on UPDATE an image already in `oldObject` is admitted
-  again, so adding a label to, or a controller removing its finalizer from, a pod created
-  before the policy existed still works (a refused finalizer removal would leave the pod
-  stuck terminating); only new or changed images are judged;
+- updates that change no image, nor the model labels: on UPDATE an image, or model
+  labels, already in `oldObject` are admitted again, so adding a label to, or a
+  controller removing its finalizer from, a pod created before the policy existed still
+  works (a refused finalizer removal would leave the pod stuck terminating); only new or
+  changed images and model labels are judged;
 - status and scale writes: controllers write `pods/status`, `deployments/status` and
   `deployments/scale`, subresources a rule matches only when it names them
   (`NamedRuleWithOperations.resources`: "'pods' means pods. 'pods/log' means the log
@@ -114,29 +115,33 @@ _DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
 @dataclass(frozen=True)
 class Shape:
-    """Where one family of kinds keeps its pod specs, as CEL over `o` (`object` or
-    `oldObject`): `specs(o)` is a list of PodSpecs, `all_templates(o, ok)` is true when
-    `ok(meta)` holds for the metadata of every pod the object makes."""
+    """Where one family of kinds keeps its pods, as CEL over `o` (`object` or
+    `oldObject`): `specs(o)` is the list of its PodSpecs, `labels(o)` the list of the
+    labels of its pod templates (an empty map where a template has none)."""
 
     role: str
     rules: tuple[tuple[str, tuple[str, ...]], ...]  # (API group, resources)
     specs: Callable[[str], str]
-    all_templates: Callable[[str, Callable[[str], str]], str]
+    labels: Callable[[str], str]
     conditions: tuple[tuple[str, str], ...] = ()
 
 
-def _template(path: str) -> Shape:
-    return Shape(
-        role="",
-        rules=(),
-        specs=lambda o: f"[{o}.{path}.spec]",
-        # PodTemplateSpec.metadata is optional: a template without labels has none.
-        all_templates=lambda o, ok: f"(has({o}.{path}.metadata) && {ok(f'{o}.{path}.metadata')})",
+def _labels_of(template: str) -> str:
+    """CEL: a PodTemplateSpec's labels; its metadata and labels are optional."""
+    return (
+        f"(has({template}.metadata) && has({template}.metadata.labels) ? "
+        f"{template}.metadata.labels : {{}})"
     )
 
 
-_WORKLOAD = _template("spec.template")
-_CRON = _template("spec.jobTemplate.spec.template")
+def _templated(role: str, path: str, rules: tuple[tuple[str, tuple[str, ...]], ...]) -> Shape:
+    return Shape(
+        role=role,
+        rules=rules,
+        specs=lambda o: f"[{o}.{path}.spec]",
+        labels=lambda o: f"[{_labels_of(f'{o}.{path}')}]",
+    )
+
 
 #: Mirror pods: the kubelet's copies of static pods (annotation kubernetes.io/config.mirror,
 #: Kubernetes docs "Create static Pods"), created by a node (group system:nodes, the
@@ -148,6 +153,14 @@ _NOT_A_MIRROR_POD = (
     "has(request.userInfo.groups) && 'system:nodes' in request.userInfo.groups)"
 )
 
+#: jobset.x-k8s.io v1alpha2 (the CRD kept under aistack/scan/data/crds/jobset-v0.12.0):
+#: spec.replicatedJobs and each Job template's spec are optional, a JobSpec's pod template
+#: is required.
+_REPLICATED = (
+    "(has({o}.spec) && has({o}.spec.replicatedJobs) ? {o}.spec.replicatedJobs"
+    ".filter(r, has(r.template.spec)).map(r, {each}) : [])"
+)
+
 SHAPES: tuple[Shape, ...] = (
     Shape(
         role="pods",
@@ -155,39 +168,23 @@ SHAPES: tuple[Shape, ...] = (
         # it); pods/status and pods/binding are not matched.
         rules=(("", ("pods", "pods/ephemeralcontainers")),),
         specs=lambda o: f"[{o}.spec]",
-        all_templates=lambda o, ok: ok(f"{o}.metadata"),
+        labels=lambda o: f"[has({o}.metadata.labels) ? {o}.metadata.labels : {{}}]",
         conditions=(("not-a-mirror-pod", _NOT_A_MIRROR_POD),),
     ),
-    Shape(
-        role="workloads",
-        rules=(
+    _templated(
+        "workloads",
+        "spec.template",
+        (
             ("apps", ("deployments", "statefulsets", "daemonsets", "replicasets")),
             ("batch", ("jobs",)),
         ),
-        specs=_WORKLOAD.specs,
-        all_templates=_WORKLOAD.all_templates,
     ),
-    Shape(
-        role="cronjobs",
-        rules=(("batch", ("cronjobs",)),),
-        specs=_CRON.specs,
-        all_templates=_CRON.all_templates,
-    ),
+    _templated("cronjobs", "spec.jobTemplate.spec.template", (("batch", ("cronjobs",)),)),
     Shape(
         role="jobsets",
-        # jobset.x-k8s.io v1alpha2 (CRD kept under aistack/scan/data/crds/jobset-v0.12.0):
-        # spec.replicatedJobs and each template's spec are optional, a JobSpec's
-        # template is required.
         rules=(("jobset.x-k8s.io", ("jobsets",)),),
-        specs=lambda o: (
-            f"(has({o}.spec) && has({o}.spec.replicatedJobs) ? {o}.spec.replicatedJobs"
-            ".filter(r, has(r.template.spec)).map(r, r.template.spec.template.spec) : [])"
-        ),
-        all_templates=lambda o, ok: (
-            f"(!has({o}.spec) || !has({o}.spec.replicatedJobs) || {o}.spec.replicatedJobs"
-            ".all(r, !has(r.template.spec) || (has(r.template.spec.template.metadata) && "
-            f"{ok('r.template.spec.template.metadata')})))"
-        ),
+        specs=lambda o: _REPLICATED.format(o=o, each="r.template.spec.template.spec"),
+        labels=lambda o: _REPLICATED.format(o=o, each=_labels_of("r.template.spec.template")),
     ),
 )
 
@@ -201,20 +198,17 @@ def _containers(spec: str) -> str:
     )
 
 
-def _labelled(meta: str) -> str:
-    """CEL: `meta` (an ObjectMeta) names a model and an explicit version of it."""
-    labels = f"{meta}.labels"
-    version = f"{labels}['{MODEL_VERSION_LABEL}']"
+def _model(labels: str) -> str:
+    """CEL: [model name, model version] from a labels map, '' for a missing label."""
     return (
-        f"(has({labels}) && '{MODEL_NAME_LABEL}' in {labels} && "
-        f"{labels}['{MODEL_NAME_LABEL}'] != '' && '{MODEL_VERSION_LABEL}' in {labels} && "
-        f"{version} != '' && !{version}.matches('{moving_label_regex()}'))"
+        f"[('{MODEL_NAME_LABEL}' in {labels} ? {labels}['{MODEL_NAME_LABEL}'] : ''), "
+        f"('{MODEL_VERSION_LABEL}' in {labels} ? {labels}['{MODEL_VERSION_LABEL}'] : '')]"
     )
 
 
 def policy_spec(shape: Shape) -> dict[str, Any]:
     """The ValidatingAdmissionPolicy spec for one shape (plain data: tests evaluate its
-    CEL with a real CEL interpreter, tests/k8s/test_image_policy_cel.py)."""
+    CEL with a real CEL interpreter, tests/k8s/test_image_policy.py)."""
     image = "(has(c.image) ? c.image : '')"
     variables = [
         {"name": "specs", "expression": shape.specs("object")},
@@ -235,6 +229,28 @@ def policy_spec(shape: Shape) -> dict[str, Any]:
                 f"!{image}.matches('{DIGEST_REGEX}') && "
                 f"!variables.oldImages.exists(l, {image} in l))"
                 f".map(c, c.name + ' (' + {image} + ')'))"
+            ),
+        },
+        {
+            # Per pod template, [model name, model version] from its labels.
+            "name": "models",
+            "expression": f"{shape.labels('object')}.map(l, {_model('l')})",
+        },
+        {
+            # The same on UPDATE from oldObject: a change that keeps them (a label added,
+            # a finalizer removed from a pod created before the policy) is not refused.
+            "name": "oldModels",
+            "expression": (
+                "request.operation == 'UPDATE' && oldObject != null ? "
+                f"{shape.labels('oldObject')}.map(l, {_model('l')}) : []"
+            ),
+        },
+        {
+            # Templates without a model name, or without an explicit version of it.
+            "name": "unversioned",
+            "expression": (
+                "variables.models.filter(m, m[0] == '' || m[1] == '' || "
+                f"m[1].matches('{moving_label_regex()}'))"
             ),
         },
         {
@@ -261,13 +277,24 @@ def policy_spec(shape: Shape) -> dict[str, Any]:
             ),
         },
         {
-            "expression": f"!variables.serving || {shape.all_templates('object', _labelled)}",
+            "expression": (
+                "!variables.serving || variables.models == variables.oldModels || "
+                "size(variables.unversioned) == 0"
+            ),
             "message": (
                 f"serving pods must carry the labels {MODEL_NAME_LABEL} and "
                 f"{MODEL_VERSION_LABEL} with an explicit version, not latest, current, "
                 "stable, head, newest or default (checklist S7). Fix: deploy with "
                 f"k8s.InferenceService, or label the pod template "
                 f"{MODEL_VERSION_LABEL}=<the immutable version, e.g. 1.4.0>."
+            ),
+            "messageExpression": (
+                f"object.kind + ': a serving pod needs {MODEL_NAME_LABEL} and an explicit "
+                f"{MODEL_VERSION_LABEL} (found \"' + variables.unversioned[0][0] + '\" and "
+                "\"' + variables.unversioned[0][1] + '\"; latest, current, stable, head, "
+                "newest and default are not versions: checklist S7). Fix: deploy with "
+                "k8s.InferenceService, or label the pod template "
+                f"{MODEL_VERSION_LABEL}=<the immutable version, e.g. 1.4.0>.'"
             ),
         },
     ]

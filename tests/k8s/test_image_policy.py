@@ -180,6 +180,8 @@ def jobset():
 
 def test_the_jobset_aistack_renders_is_admitted_and_a_tagged_replicated_job_is_not(jobset):
     assert _judge(jobset).admitted
+    # In a serving namespace its pods would need model labels, which training pods lack.
+    assert len(_judge(jobset, namespace=SERVE_NS).failures) == 1
     tagged = copy.deepcopy(jobset)
     pod = tagged["spec"]["replicatedJobs"][-1]["template"]["spec"]["template"]["spec"]
     pod["containers"][0]["image"] = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
@@ -241,7 +243,20 @@ def test_a_serving_pod_with_an_explicit_model_version_is_admitted():
 def test_a_serving_pod_labelled_with_a_moving_version_is_refused(version):
     labels = {**MODEL, "aistack.dev/model-version": version}
     (message,) = _judge(_pod(labels=labels), namespace=SERVE_NS).failures
-    assert "aistack.dev/model-version" in message and "Fix:" in message
+    assert message.startswith("Pod: a serving pod needs aistack.dev/model-name and an explicit")
+    assert f'found "llama" and "{version}"' in message and "Fix:" in message
+
+
+def test_an_update_that_keeps_a_serving_pod_s_model_labels_is_admitted_one_that_moves_them_not():
+    # A serving pod from before the policy, labelled latest: relabelling it otherwise, or
+    # removing a finalizer, is admitted; moving it to another moving label is not.
+    legacy = _pod(labels={**MODEL, "aistack.dev/model-version": "latest"})
+    relabelled = _pod(labels={**MODEL, "aistack.dev/model-version": "latest", "team": "ml"})
+    assert _judge(relabelled, old=legacy, operation="UPDATE", namespace=SERVE_NS).admitted
+    moved = _pod(labels={**MODEL, "aistack.dev/model-version": "stable"})
+    assert not _judge(moved, old=legacy, operation="UPDATE", namespace=SERVE_NS).admitted
+    fixed = _pod(labels=MODEL)
+    assert _judge(fixed, old=legacy, operation="UPDATE", namespace=SERVE_NS).admitted
 
 
 @pytest.mark.parametrize(
