@@ -1,8 +1,13 @@
-"""A ValidatingAdmissionPolicy evaluated as the API server evaluates it, with a real CEL
-interpreter (cel-python, `celpy`), so a test judges the expressions aistack ships, not a
-Python copy of them.
+"""A ValidatingAdmissionPolicy evaluated as the API server evaluates it, with real CEL
+interpreters, so a test judges the expressions aistack ships, not a Python copy of them.
 
-What it follows (Kubernetes docs, "Validating Admission Policy"):
+Two independent implementations, and `evaluate` runs both and requires them to agree:
+- `cel-cpp`: the CEL project's C++ runtime (package cel-expr-python), whose `matches` is
+  RE2, the regular expression syntax cel-go, and so the API server, uses;
+- `celpy`: cel-python, pure Python, `matches` through Python's `re`.
+
+What it follows (Kubernetes docs, "Validating Admission Policy",
+kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/):
 - `matchConstraints.resourceRules`: the request's group, resource (with its subresource,
   `pods/ephemeralcontainers`) and operation must be listed; `*` matches any;
 - `matchConditions`: all must be true, else the policy is skipped;
@@ -10,11 +15,11 @@ What it follows (Kubernetes docs, "Validating Admission Policy"):
   eagerly, where the API server is lazy: stricter, as an expression that errors fails here
   even when the API server would not read it);
 - `validations`: each false expression is a failure, reported with `messageExpression`
-  when it evaluates to a string, else `message`. An expression that errors raises here
-  (with `failurePolicy: Fail` the API server would refuse the request).
+  when it evaluates to a one-line string, else `message`. An expression that errors raises
+  here (with `failurePolicy: Fail` the API server would refuse the request).
 
-The CEL variables: `object`, `oldObject` (null on CREATE), `request` (operation, userInfo),
-`namespaceObject`.
+The CEL variables: `object`, `oldObject` (null on CREATE), `request` (operation,
+userInfo), `namespaceObject` (null for a cluster-scoped object).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import celpy
+from cel_expr_python import cel as celcpp
 from celpy import celtypes
 
 #: Kind -> (API group, resource) for the kinds the tests submit.
@@ -37,14 +43,38 @@ RESOURCES = {
     "JobSet": ("jobset.x-k8s.io", "jobsets"),
     "ConfigMap": ("", "configmaps"),
 }
+ENGINES = ("cel-cpp", "celpy")
+_ROOTS = ("object", "oldObject", "request", "namespaceObject", "variables")
+
+
+class CelError(Exception):
+    """An expression that errors at run time (a missing key, no such overload)."""
+
+
+# ---- cel-cpp (cel-expr-python) ----------------------------------------------------------
+
+_CPP_ENV = celcpp.NewEnv(variables={name: celcpp.Type.DYN for name in _ROOTS})
+_CPP: dict[str, Any] = {}
+
+
+def _cel_cpp(expression: str, data: dict[str, Any]) -> Any:
+    if expression not in _CPP:
+        _CPP[expression] = _CPP_ENV.compile(expression)
+    value = _CPP[expression].eval(data=data)
+    if value.type() == celcpp.Type.ERROR:
+        raise CelError(f"{expression}: {value.value()}")
+    return value.plain_value()
+
+
+# ---- celpy (cel-python) -----------------------------------------------------------------
 
 
 class _Object(celtypes.MapType):
     """A map that compares with `null` as CEL's heterogeneous equality says (cel-spec
-    langdef "Equality": values of different types are not equal), which cel-go, and so
-    the API server, implements and cel-python 0.5 does not (it raises "no such
-    overload: MapType != NoneType"). Used for `object`, `oldObject` and `namespaceObject`,
-    which policies compare with null."""
+    langdef "Equality": values of different types are not equal), which cel-go and cel-cpp
+    implement and cel-python 0.5 does not (it raises "no such overload: MapType !=
+    NoneType"). Used for `object`, `oldObject` and `namespaceObject`, which policies
+    compare with null."""
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -55,26 +85,53 @@ class _Object(celtypes.MapType):
         return celtypes.BoolType(True) if other is None else super().__ne__(other)
 
 
-def _object(document: dict[str, Any] | None) -> Any:
-    return None if document is None else _Object(celpy.json_to_cel(document))
+_PY_ENV = celpy.Environment()
+_PY: dict[str, Any] = {}
 
 
-_ENV = celpy.Environment()
-_PROGRAMS: dict[str, Any] = {}
+def _to_json(value: Any) -> Any:
+    """A celpy value back as plain Python (bool, str, int, list, dict)."""
+    if isinstance(value, celtypes.BoolType):
+        return bool(value)
+    if isinstance(value, celtypes.StringType):
+        return str(value)
+    if isinstance(value, celtypes.IntType):
+        return int(value)
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {_to_json(k): _to_json(v) for k, v in value.items()}
+    return value
 
 
-def _program(expression: str) -> Any:
-    if expression not in _PROGRAMS:
-        _PROGRAMS[expression] = _ENV.program(_ENV.compile(expression))
-    return _PROGRAMS[expression]
+def _celpy(expression: str, data: dict[str, Any]) -> Any:
+    if expression not in _PY:
+        _PY[expression] = _PY_ENV.program(_PY_ENV.compile(expression))
+    activation = {
+        name: (
+            None
+            if data.get(name) is None
+            else _Object(celpy.json_to_cel(data[name]))
+            if name in ("object", "oldObject", "namespaceObject")
+            else celpy.json_to_cel(data[name])
+        )
+        for name in _ROOTS
+    }
+    try:
+        return _to_json(_PY[expression].evaluate(activation))
+    except celpy.CELEvalError as error:
+        raise CelError(f"{expression}: {error}") from None
 
 
-def cel(expression: str, activation: dict[str, Any]) -> Any:
-    """Evaluate one CEL expression; raises celpy's CELEvalError when it errors."""
-    result = _program(expression).evaluate(activation)
-    if isinstance(result, Exception):  # pragma: no cover - celpy raises, older ones return
-        raise result
-    return result
+_RUN = {"cel-cpp": _cel_cpp, "celpy": _celpy}
+
+
+def cel(expression: str, data: dict[str, Any], engine: str = "cel-cpp") -> Any:
+    """Evaluate one CEL expression on plain data; CelError when it errors."""
+    return _RUN[engine](expression, data)
+
+
+# ---- the policy -------------------------------------------------------------------------
 
 
 @dataclass
@@ -98,6 +155,31 @@ def _matches_rules(spec: dict[str, Any], group: str, resource: str, operation: s
     return False
 
 
+def _verdict(spec: dict[str, Any], data: dict[str, Any], engine: str) -> Verdict:
+    for condition in spec.get("matchConditions") or []:
+        if cel(condition["expression"], data, engine) is not True:
+            return Verdict(matched=False)
+    data = {**data, "variables": {}}
+    for variable in spec.get("variables") or []:
+        data["variables"][variable["name"]] = cel(variable["expression"], data, engine)
+    failures = []
+    for validation in spec["validations"]:
+        result = cel(validation["expression"], data, engine)
+        assert isinstance(result, bool), f"{validation['expression']} is not a bool: {result!r}"
+        if result:
+            continue
+        message = validation.get("message", "")
+        if "messageExpression" in validation:
+            try:
+                value = cel(validation["messageExpression"], data, engine)
+            except CelError:
+                value = None  # the API server falls back to `message`
+            if isinstance(value, str) and "\n" not in value:
+                message = value
+        failures.append(message)
+    return Verdict(matched=True, failures=failures)
+
+
 def evaluate(
     policy: dict[str, Any],
     obj: dict[str, Any],
@@ -109,7 +191,8 @@ def evaluate(
     subresource: str = "",
 ) -> Verdict:
     """The policy's verdict on one request for `obj` in a namespace with
-    `namespace_labels` (None: a cluster-scoped object, `namespaceObject` null)."""
+    `namespace_labels` (None: `namespaceObject` null), by both CEL engines, which must
+    agree."""
     spec = policy.get("spec", policy)
     group, resource = RESOURCES[obj["kind"]]
     if subresource:
@@ -117,46 +200,25 @@ def evaluate(
     if not _matches_rules(spec, group, resource, operation):
         return Verdict(matched=False)
     namespace = (obj.get("metadata") or {}).get("namespace", "default")
-    activation: dict[str, Any] = {
-        "object": _object(obj),
-        "oldObject": _object(old),
-        "request": celpy.json_to_cel(
-            {
-                "operation": operation,
-                "namespace": namespace,
-                "subResource": subresource,
-                "resource": {"group": group, "resource": resource.split("/")[0]},
-                "userInfo": {"username": "someone", "groups": list(groups)},
-            }
-        ),
-        "namespaceObject": _object(
-            None
-            if namespace_labels is None
-            else {
-                "apiVersion": "v1",
-                "kind": "Namespace",
-                "metadata": {"name": namespace, "labels": namespace_labels},
-            }
-        ),
+    data: dict[str, Any] = {
+        "object": obj,
+        "oldObject": old,
+        "request": {
+            "operation": operation,
+            "namespace": namespace,
+            "subResource": subresource,
+            "resource": {"group": group, "resource": resource.split("/")[0]},
+            "userInfo": {"username": "someone", "groups": list(groups)},
+        },
+        "namespaceObject": None
+        if namespace_labels is None
+        else {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": namespace, "labels": namespace_labels},
+        },
     }
-    for condition in spec.get("matchConditions") or []:
-        if not bool(cel(condition["expression"], activation)):
-            return Verdict(matched=False)
-    variables = celtypes.MapType({})
-    activation["variables"] = variables
-    for variable in spec.get("variables") or []:
-        variables[celtypes.StringType(variable["name"])] = cel(variable["expression"], activation)
-    failures = []
-    for validation in spec["validations"]:
-        if bool(cel(validation["expression"], activation)):
-            continue
-        message = validation.get("message", "")
-        if "messageExpression" in validation:
-            try:
-                value = cel(validation["messageExpression"], activation)
-            except celpy.CELEvalError:
-                value = None  # the API server falls back to `message`
-            if isinstance(value, str) and "\n" not in value:
-                message = str(value)
-        failures.append(message)
-    return Verdict(matched=True, failures=failures)
+    verdicts = {engine: _verdict(spec, data, engine) for engine in ENGINES}
+    first, second = verdicts.values()
+    assert first == second, f"the CEL engines disagree: {verdicts}"
+    return first

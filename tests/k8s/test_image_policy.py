@@ -22,7 +22,7 @@ from aistack.queries.k8s import (
     namespace_bundles,
     selector_matches,
 )
-from tests.k8s.admission import evaluate
+from tests.k8s.admission import ENGINES, CelError, cel, evaluate
 from tests.k8s.conftest import GOVERNANCE, GSA
 from tests.k8s.test_checkov import SERVER, _checkov
 
@@ -68,6 +68,16 @@ def _judge(document, namespace=TRAIN_NS, **request):
     verdict = evaluate(POLICIES[role], document, namespace_labels=namespace, **request)
     assert verdict.matched, f"the {role} policy does not match a {kind}"
     return verdict
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_cel_engine_evaluates_for_real(engine):
+    # A missing key is an error (with failurePolicy Fail, a refusal), not a false.
+    with pytest.raises(CelError):
+        cel("object.spec.template", {"object": {"spec": {}}}, engine)
+    assert cel("has(object.spec.template)", {"object": {"spec": {}}}, engine) is False
+    assert cel("'Latest'.matches('(?i)^(latest|stable)$')", {}, engine) is True
+    assert cel("namespaceObject != null", {"namespaceObject": {"a": 1}}, engine) is True
 
 
 # ---- E1: images by digest ---------------------------------------------------------------
@@ -186,6 +196,12 @@ def test_the_jobset_aistack_renders_is_admitted_and_a_tagged_replicated_job_is_n
     pod = tagged["spec"]["replicatedJobs"][-1]["template"]["spec"]["template"]["spec"]
     pod["containers"][0]["image"] = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
     assert not _judge(tagged).admitted
+
+
+def test_a_jobset_without_replicated_jobs_is_judged_without_an_error():
+    empty = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "x"}}
+    assert _judge(empty).admitted
+    assert _judge({**empty, "spec": {}}, namespace=SERVE_NS).admitted
 
 
 def test_an_ephemeral_debug_container_without_a_digest_is_refused():
