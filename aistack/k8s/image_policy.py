@@ -328,7 +328,7 @@ class ImagePolicyArgs(AistackModel):
         description="'deny' (default): refuse what breaks the policy (validationActions "
         "[Deny]). 'warn' ([Warn, Audit]) admits it with a warning to the client and an "
         "audit record, 'audit' ([Audit]) only records it: for a rollout, to see what "
-        "would be refused before it is. AIS-E1-07 and AIS-S7-02 fail until it is 'deny'.",
+        "would be refused before it is. AIS-E1-07 fails until it is 'deny'.",
     )
     namespace_labels: dict[str, str] = Field(
         default_factory=lambda: {MANAGED_LABEL: "true"},
@@ -396,7 +396,7 @@ class ImagePolicy(pulumi.ComponentResource):
                     "name": object_name,
                     "labels": {**labels, ENFORCES_LABEL: "E1_S7"},
                     "annotations": annotations_for(
-                        governance, checklist="E1 S7", **{"judges": shape.role}
+                        governance, checklist="E1 S7", judges=shape.role
                     ),
                 },
                 spec=_untyped(policy_spec(shape)),

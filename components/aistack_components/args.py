@@ -2587,7 +2587,7 @@ class K8sImagePolicyArgs(TypedDict):
     """'deny' (default): refuse what breaks the policy (validationActions [Deny]). 'warn'
     ([Warn, Audit]) admits it with a warning to the client and an audit record, 'audit'
     ([Audit]) only records it: for a rollout, to see what would be refused before it is.
-    AIS-E1-07 and AIS-S7-02 fail until it is 'deny'. Default: "deny".
+    AIS-E1-07 fails until it is 'deny'. Default: "deny".
     """
     namespace_labels: NotRequired[dict[str, str]]
     """The labels of the namespaces the policy is in force in. Default
