@@ -22,6 +22,7 @@ from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
 from aistack.images import require_digest
+from aistack.model_versions import MOVING_LABELS  # re-exported: S7, every cloud
 
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
@@ -42,8 +43,6 @@ __all__ = [
 ]
 
 WORKLOAD = "inference"
-#: Labels that name whatever is newest, not a version (S7).
-MOVING_LABELS = frozenset({"latest", "current", "stable", "head", "newest", "default"})
 #: An ALB forward action takes at most five target groups.
 MAX_VERSIONS = 5
 #: The most nodes one version may have; a bigger fleet is a deliberate, separate decision.

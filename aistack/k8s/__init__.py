@@ -27,6 +27,8 @@ _EXPORTS = {
     "QueueFlavor": "aistack.k8s.training_queue",
     "InferenceService": "aistack.k8s.inference_service",
     "InferenceServiceArgs": "aistack.k8s._inference_args",
+    "ImagePolicy": "aistack.k8s.image_policy",
+    "ImagePolicyArgs": "aistack.k8s.image_policy",
 }
 
 __all__ = sorted(_EXPORTS)

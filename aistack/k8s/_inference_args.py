@@ -22,6 +22,7 @@ from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import Problems
 from aistack.gateway import GatewayConfig
 from aistack.images import require_digest
+from aistack.model_versions import MOVING_LABELS
 from aistack.queries.k8s import parse_quantity
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ __all__ = [
     "version_slug",
 ]
 
-#: Labels that name whatever is newest, not a version (S7); the same list as on AWS.
-MOVING_LABELS = frozenset({"latest", "current", "stable", "head", "newest", "default"})
 #: Versions one service routes between; more is a migration, not a rollback.
 MAX_VERSIONS = 5
 #: The most replicas one version may have; a bigger fleet is a deliberate, separate decision.

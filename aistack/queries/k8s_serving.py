@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aistack.engine.graph import Resource, StackGraph
+from aistack.k8s._policy_labels import MODEL_NAME_LABEL, MODEL_VERSION_LABEL
 from aistack.queries.k8s import NAMESPACE, is_k8s_object, manifest, metadata_of, namespace_of
 
 __all__ = [
@@ -27,8 +28,6 @@ __all__ = [
 
 #: Where k8s.InferenceService mounts the gateway sidecar's nginx.conf.
 GATEWAY_CONF_DIR = "/etc/aistack-gateway"
-MODEL_NAME_LABEL = "aistack.dev/model-name"
-MODEL_VERSION_LABEL = "aistack.dev/model-version"
 _WORKLOAD_KINDS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet")
 
 

@@ -50,6 +50,7 @@ from aistack.gcp.notebook import Notebook as WorkbenchNotebook
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
+from aistack.k8s.image_policy import ImagePolicy
 from aistack.k8s.inference_service import InferenceService
 from aistack.k8s.team_namespace import TeamNamespace
 from aistack.k8s.training_job_template import TrainingJobTemplate
@@ -77,6 +78,7 @@ from aistack_components.args import (
     GcpProjectServicesArgs,
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
+    K8sImagePolicyArgs,
     K8sInferenceServiceArgs,
     K8sTeamNamespaceArgs,
     K8sTrainingJobTemplateArgs,
@@ -868,6 +870,15 @@ class K8sInferenceService(_Adapter, args=K8sInferenceServiceArgs, component=Infe
     alert_names: pulumi.Output[list[str]]
 
 
+class K8sImagePolicy(_Adapter, args=K8sImagePolicyArgs, component=ImagePolicy):
+    """ValidatingAdmissionPolicies and bindings that refuse, in the namespaces aistack
+    manages, images without a digest (E1) and serving pods without an explicit model
+    version (S7)."""
+
+    policy_names: pulumi.Output[dict[str, str]]
+    """The policy's name per shape (pods, workloads, cronjobs, jobsets)."""
+
+
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsDatasetBucket,
     AwsAuditTrail,
@@ -895,4 +906,5 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     AwsKarpenterGpuPool,
     K8sTrainingQueue,
     K8sInferenceService,
+    K8sImagePolicy,
 ]

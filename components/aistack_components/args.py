@@ -2960,3 +2960,38 @@ class K8sInferenceServiceArgs(TypedDict):
     """The model-quality alert (G4), required."""
     alert_labels: NotRequired[dict[str, str]]
     """Extra labels on every alert, for routing. Default: {}."""
+
+
+class K8sImagePolicyMode(enum.StrEnum):
+    DENY = "deny"
+    WARN = "warn"
+    AUDIT = "audit"
+
+
+class K8sImagePolicyArgs(TypedDict):
+    """The inputs of K8sImagePolicy: its configuration, validated into
+    aistack.k8s.image_policy.ImagePolicyArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    mode: NotRequired[K8sImagePolicyMode]
+    """'deny' (default): refuse what breaks the policy (validationActions [Deny]). 'warn'
+    ([Warn, Audit]) admits it with a warning to the client and an audit record, 'audit'
+    ([Audit]) only records it: for a rollout, to see what would be refused before it is.
+    AIS-E1-07 fails until it is 'deny'. Default: "deny".
+    """
+    namespace_labels: NotRequired[dict[str, str]]
+    """The labels of the namespaces the policy is in force in. Default
+    aistack.dev/managed=true: every namespace an aistack component creates. Default:
+    {"aistack.dev/managed": "true"}.
+    """
+    exclude_namespaces: NotRequired[list[str]]
+    """Namespaces left out although they match namespaceLabels, each a decision (an operator
+    installed from a chart with tagged images, say). The Kubernetes system namespaces are
+    always left out. Default: [].
+    """
+    jobsets: NotRequired[bool]
+    """Also judge JobSets (jobset.x-k8s.io). Harmless on a cluster without the JobSet CRD: the
+    rule then matches nothing. Their pods are judged either way. Default: true.
+    """

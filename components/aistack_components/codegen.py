@@ -68,6 +68,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     ),
     "K8sTrainingQueue": ("aistack.k8s.training_queue", "TrainingQueueArgs"),
     "K8sInferenceService": ("aistack.k8s._inference_args", "InferenceServiceArgs"),
+    "K8sImagePolicy": ("aistack.k8s.image_policy", "ImagePolicyArgs"),
 }
 
 Wiring = tuple[str, str, bool, str]
