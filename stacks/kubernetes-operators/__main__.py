@@ -25,13 +25,15 @@ Karpenter.
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as kubernetes
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from aistack.config import AistackModel, Governance, parse_all
+from aistack.k8s import EgressAllow
 from aistack.k8s._base import labels_for
 from aistack.k8s._versions import OLDEST_KUBERNETES
 
@@ -45,7 +47,14 @@ from aistack.k8s._versions import OLDEST_KUBERNETES
 #:   images' tag "" means the appVersion (keda/values.yaml).
 #: - Prometheus Operator: kube-prometheus-stack 88.3.0 (prometheus-community/helm-charts tag
 #:   kube-prometheus-stack-88.3.0, Chart.yaml appVersion v0.93.0: the last chart on
-#:   v0.93.0; 88.4.0 moves to v0.93.1).
+#:   v0.93.0; 88.4.0 moves to v0.93.1), its CRDs from prometheus-operator-crds 31.0.0
+#:   (appVersion v0.93.0), whose CRDs are templates, so a chart upgrade upgrades them.
+#:   Helm installs a chart's crds/ directory on the first install only and never upgrades
+#:   it (Helm docs, "Custom Resource Definitions" best practices), which is where
+#:   kube-prometheus-stack and the karpenter chart keep theirs: the CRDs would stay at the
+#:   first release while the operator moves on. Karpenter's upgrade guide (v1.14.1,
+#:   "CRD Upgrades") recommends its karpenter-crd chart for the same reason. JobSet has no
+#:   CRD chart (charts/jobset/crds/): upgrading it, apply the new release's CRD first.
 #: - DCGM exporter: NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, deployment/Chart.yaml version
 #:   4.8.2, image nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless
 #:   (deployment/values.yaml); no CRDs. k8s.GpuMonitoring's `dcgm-exporter-chart` exporter
@@ -78,6 +87,14 @@ CHARTS: dict[str, dict[str, Any]] = {
         "crds": "keda",
         "namespace": "keda",
     },
+    "prometheus-operator-crds": {
+        "chart": "prometheus-operator-crds",
+        "repo": "https://prometheus-community.github.io/helm-charts",
+        "version": "31.0.0",
+        "release": "v0.93.0",
+        "crds": "prometheus-operator",
+        "namespace": "monitoring",
+    },
     "kube-prometheus-stack": {
         "chart": "kube-prometheus-stack",
         "repo": "https://prometheus-community.github.io/helm-charts",
@@ -100,6 +117,13 @@ CHARTS: dict[str, dict[str, Any]] = {
         "release": "v1.6.1",
         "crds": "gateway-api",
     },
+    "karpenter-crd": {
+        "chart": "oci://public.ecr.aws/karpenter/karpenter-crd",
+        "version": "1.14.1",
+        "release": "v1.14.1",
+        "crds": "karpenter",
+        "namespace": "kube-system",
+    },
     "karpenter": {
         "chart": "oci://public.ecr.aws/karpenter/karpenter",
         "version": "1.14.1",
@@ -113,7 +137,9 @@ CHARTS: dict[str, dict[str, Any]] = {
 #: managed_prometheus), and the Gateway API CRDs (gateway_api_config CHANNEL_STANDARD:
 #: "Gateway API support is enabled, standard CRDs are installed", GKE API
 #: GatewayAPIConfig.Channel). Installing them again would fight GKE's own copies.
-GKE_MANAGED = ("kube-prometheus-stack", "dcgm-exporter", "gateway-api")
+GKE_MANAGED = ("prometheus-operator-crds", "kube-prometheus-stack", "dcgm-exporter", "gateway-api")
+#: Installed only with `eks: true`.
+EKS_ONLY = ("karpenter-crd", "karpenter")
 
 #: The ports each operator's pods serve to callers outside their namespace, from the
 #: charts at the pinned tags: the API server calls webhooks and aggregated APIs, Prometheus
@@ -143,6 +169,18 @@ class ApiServer(AistackModel):
     )
     port: int = Field(ge=1, le=65535, description="443 on GKE and EKS, 6443 on kubeadm and kind.")
 
+    @field_validator("cidrs")
+    @classmethod
+    def _networks(cls, cidrs: tuple[str, ...]) -> tuple[str, ...]:
+        for cidr in cidrs:
+            try:
+                ipaddress.ip_network(cidr)
+            except ValueError:
+                raise ValueError(
+                    f"{cidr!r} is not a CIDR range. Fix: write it like '172.16.0.0/28'."
+                ) from None
+        return cidrs
+
 
 class KarpenterValues(AistackModel):
     """aws.KarpenterGpuPool.helm_values(): what the controller must be installed with."""
@@ -171,14 +209,22 @@ class OperatorsConfig(AistackModel):
     skip: tuple[str, ...] = Field((), description="Operators not to install here.")
     api_server: ApiServer
     karpenter: KarpenterValues | None = None
+    egress: dict[str, tuple[EgressAllow, ...]] = Field(
+        {},
+        description="Egress an operator's pods need beyond DNS, their namespace and the API "
+        "server, by operator: e.g. KEDA's scalers' sources (the monitoring namespace's "
+        "Prometheus is allowed already when this stack installs it).",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> OperatorsConfig:
         if self.gke and self.eks:
             raise ValueError("gke and eks are both true. Fix: one cluster, one of them.")
-        unknown = set(self.skip) - set(CHARTS)
+        unknown = (set(self.skip) | set(self.egress)) - set(CHARTS)
         if unknown:
-            raise ValueError(f"skip names unknown operators {sorted(unknown)}: {sorted(CHARTS)}.")
+            raise ValueError(
+                f"skip or egress names unknown operators {sorted(unknown)}: {sorted(CHARTS)}."
+            )
         if self.eks and self.karpenter is None:
             raise ValueError(
                 "eks: true installs Karpenter, which needs `karpenter` (the pool's "
@@ -187,13 +233,12 @@ class OperatorsConfig(AistackModel):
         return self
 
     def installs(self) -> list[str]:
-        wanted = [name for name in CHARTS if name != "karpenter"] + (
-            ["karpenter"] if self.eks else []
-        )
         return [
             name
-            for name in wanted
-            if name not in self.skip and not (self.gke and name in GKE_MANAGED)
+            for name in CHARTS
+            if name not in self.skip
+            and not (self.gke and name in GKE_MANAGED)
+            and (self.eks or name not in EKS_ONLY)
         ]
 
 
@@ -214,6 +259,7 @@ settings = parse_all(
                 "eks": config.get_bool("eks") or False,
                 "skip": config.get_object("skip") or [],
                 "apiServer": config.require_object("apiServer"),
+                "egress": config.get_object("egress") or {},
                 **({"karpenter": karpenter} if karpenter is not None else {}),
             },
         )
@@ -280,13 +326,45 @@ def namespace(key: str, *, privileged: str | None = None) -> kubernetes.core.v1.
         },
         {"to": [{"podSelector": {}}]},  # its own pods (KEDA's metrics server to operator)
     ]
+    purposes = ["DNS", "the API server", "its own pods"]
+    if key == "keda" and "kube-prometheus-stack" in installs:
+        # The prometheus scaler queries Prometheus (the operator's Service, port 9090).
+        monitoring_ns = CHARTS["kube-prometheus-stack"]["namespace"]
+        egress.append(
+            {
+                "to": [
+                    {
+                        "namespaceSelector": {
+                            "matchLabels": {"kubernetes.io/metadata.name": monitoring_ns}
+                        }
+                    }
+                ],
+                "ports": [{"protocol": "TCP", "port": 9090}],
+            }
+        )
+        purposes.append("Prometheus (the prometheus scaler)")
+    for allow in settings.egress.get(key, ()):
+        block: dict[str, Any] = {"cidr": allow.cidr}
+        if allow.except_cidrs:
+            block["except"] = list(allow.except_cidrs)
+        egress.append(
+            {
+                "to": [{"ipBlock": block}],
+                "ports": [{"protocol": "TCP", "port": port} for port in allow.ports],
+            }
+        )
+        purposes.append(allow.purpose)
     if key == "kube-prometheus-stack":
         # Prometheus scrapes targets in every namespace and the kubelets on every node, and
         # Alertmanager reaches its receivers: the monitoring namespace's egress is open.
-        egress = [{}]
+        egress, purposes = [{}], ["anywhere: scrape targets, kubelets, alert receivers"]
     kubernetes.networking.v1.NetworkPolicy(
         f"{key}-allow",
-        metadata={**meta, "name": "operator"},
+        metadata={
+            **meta,
+            "name": "operator",
+            "annotations": {"aistack.dev/egress-purposes": "; ".join(purposes)},
+        },
         spec={
             "podSelector": {},
             "policyTypes": ["Ingress", "Egress"],
@@ -353,10 +431,17 @@ if "keda" in installs:
         namespace("keda"),
     )
 if "kube-prometheus-stack" in installs:
+    monitoring = namespace("kube-prometheus-stack")
+    crds = []
+    if "prometheus-operator-crds" in installs:
+        crds = [release("prometheus-operator-crds", {}, monitoring)]
+        releases["prometheus-operator-crds"] = crds[0]
     off = {"enabled": False}
     releases["kube-prometheus-stack"] = release(
         "kube-prometheus-stack",
         {
+            # The CRDs are the release above, which upgrades them with the operator.
+            "crds": {"enabled": not crds},
             # node-exporter runs with the host's network and PID namespaces and its root
             # filesystem (not admissible under restricted); GPU metrics come from DCGM.
             "nodeExporter": off,
@@ -379,10 +464,10 @@ if "kube-prometheus-stack" in installs:
             },
             "prometheusOperator": {"resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}},
         },
-        namespace("kube-prometheus-stack"),
+        monitoring,
+        opts=pulumi.ResourceOptions(depends_on=crds),
     )
 if "dcgm-exporter" in installs:
-    depends = [releases["kube-prometheus-stack"]] if "kube-prometheus-stack" in releases else []
     releases["dcgm-exporter"] = release(
         "dcgm-exporter",
         {
@@ -415,7 +500,6 @@ if "dcgm-exporter" in installs:
             privileged="dcgm-exporter reads the kubelet pod-resources socket (hostPath) as "
             "root with SYS_ADMIN; nothing else runs here",
         ),
-        opts=pulumi.ResourceOptions(depends_on=depends),
     )
 if "gateway-api" in installs:
     # The CRDs of the standard channel, applied from the release's pinned URL. Offline
@@ -426,6 +510,10 @@ if "gateway-api" in installs:
 if "karpenter" in installs:
     assert settings.karpenter is not None
     values = settings.karpenter
+    karpenter_crds = []
+    if "karpenter-crd" in installs:
+        karpenter_crds = [release("karpenter-crd", {}, in_namespace=values.namespace)]
+        releases["karpenter-crd"] = karpenter_crds[0]
     releases["karpenter"] = release(
         "karpenter",
         {
@@ -443,6 +531,9 @@ if "karpenter" in installs:
         # kube-system, where the pool's helm_values() and its controller role expect it
         # (Kubernetes owns that namespace; this stack does not create or label it).
         in_namespace=values.namespace,
+        # The CRDs are karpenter-crd's; the chart's crds/ copy would only ever be installed.
+        skip_crds=bool(karpenter_crds),
+        opts=pulumi.ResourceOptions(depends_on=karpenter_crds),
     )
 
 pulumi.export(

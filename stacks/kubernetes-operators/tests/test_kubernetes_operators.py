@@ -90,12 +90,25 @@ def test_any_cluster_gets_every_operator_but_karpenter(graphs):
         "kueue",
         "jobset",
         "keda",
+        "prometheus-operator-crds",
         "kube-prometheus-stack",
         "dcgm-exporter",
     }
     (gateway,) = graphs["dev"].of_type("kubernetes:yaml/v2:ConfigFile")
     assert gateway.inputs["file"].endswith("/v1.6.1/standard-install.yaml")
     assert graphs["dev"].stack_outputs["installed"]["gateway-api"] == "v1.6.1"
+
+
+def test_crds_helm_would_never_upgrade_come_from_a_chart_of_their_own(graphs):
+    # Helm installs a chart's crds/ directory once and never upgrades it (Helm docs, CRD
+    # best practices): kube-prometheus-stack's CRDs come from prometheus-operator-crds.
+    releases = _releases(graphs["dev"])
+    stack, crds = releases["kube-prometheus-stack"], releases["prometheus-operator-crds"]
+    assert stack.inputs["values"]["crds"] == {"enabled": False}
+    assert crds.urn in stack.dependencies
+    assert (
+        CHARTS["prometheus-operator-crds"]["release"] == CHARTS["kube-prometheus-stack"]["release"]
+    )
 
 
 def test_gke_installs_only_what_gke_does_not_manage(graphs):
@@ -113,6 +126,9 @@ def test_eks_adds_karpenter_in_kube_system_with_the_pool_s_values(graphs):
         "interruptionQueue": "gpu-interruption-e612693",
     }
     assert values["serviceAccount"] == {"name": "karpenter"}
+    # Its CRDs are karpenter-crd's release, installed first, so upgrades upgrade them.
+    crd = _releases(graphs["eks"])["karpenter-crd"]
+    assert karpenter.inputs["skipCrds"] is True and crd.urn in karpenter.dependencies
     # The stack does not create, relabel or fence a namespace Kubernetes owns.
     namespaces = {
         r.outputs["metadata"]["name"] for r in graphs["eks"].of_type("kubernetes:core/v1:Namespace")
@@ -160,6 +176,13 @@ def test_operator_namespaces_hold_no_gpus_deny_by_default_and_are_restricted(gra
         and p.outputs["metadata"]["name"] == "operator"
     )
     egress = keda_allow.inputs["spec"]["egress"]
+    # Prometheus, for the prometheus scaler: the monitoring namespace on 9090 only.
+    assert {
+        "to": [
+            {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
+        ],
+        "ports": [{"protocol": "TCP", "port": 9090}],
+    } in egress
     assert {
         "to": [{"ipBlock": {"cidr": "10.0.0.0/28"}}],
         "ports": [{"protocol": "TCP", "port": 6443}],
