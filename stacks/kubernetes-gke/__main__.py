@@ -59,14 +59,13 @@ google_apis = {"cidr": "199.36.153.8/30", "purpose": "Google APIs: datasets, che
 def planned_flavors(pool: gcp.GpuNodePoolArgs | None) -> list[dict[str, Any]]:
     """The flavor the pool will give (`pool.kueue_flavors()`, the queue/pool contract of
     docs/components/gcp-gpu-node-pool.md: its labels, the GPU taint, GKE's Spot label and
-    taint), from its parsed args, so the queue is validated before anything registers. A
-    stand-in when the pool's own block is wrong: its problems are reported already."""
-    if pool is None:
-        return [{"name": f"{POOL}-spot", "capacity": "spot", "gpus": 1}]
-    capacity = pool.capacity
+    taint), from its parsed args, so the queue is validated before anything registers. When
+    the pool's own block is wrong (its problems are reported already), a one-GPU Spot
+    stand-in, so the queue's other problems still are."""
+    capacity = pool.capacity if pool else "spot"
     labels = {"aistack.dev/pool": POOL, "aistack.dev/capacity": capacity}
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    if pool.market == "spot":
+    if pool is None or pool.market == "spot":
         labels["cloud.google.com/gke-spot"] = "true"
         tolerations.append(
             {
@@ -82,7 +81,7 @@ def planned_flavors(pool: gcp.GpuNodePoolArgs | None) -> list[dict[str, Any]]:
             "capacity": capacity,
             "nodeLabels": labels,
             "tolerations": tolerations,
-            "gpus": pool.max_nodes * pool.machine.gpu_count,
+            "gpus": pool.max_nodes * pool.machine.gpu_count if pool else 1,
             "gpuResource": "nvidia.com/gpu",
         }
     ]
