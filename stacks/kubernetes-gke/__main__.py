@@ -21,6 +21,10 @@ Later `up`s run with `operatorsInstalled: true` (the dev stack's setting, so the
 preview shows the whole platform). Splitting the cluster into a stack of its own would give
 three stacks instead of two runs of one; it buys nothing while the CRDs still have to wait.
 
+The control plane has a private endpoint only, and the Kubernetes provider reaches it
+through the kubeconfig `gcp.GkeCluster.kubeconfig()` renders (the private address,
+`gke-gcloud-auth-plugin`): run `pulumi up` from inside the VPC, e.g. a CI runner there.
+
     aistack preview stacks/kubernetes-gke        # offline
     cd stacks/kubernetes-gke && pulumi up         # for real, in the three steps above
 """
@@ -137,9 +141,8 @@ try:
                     "podsRangeName": "training-pods",
                     "servicesRangeName": "training-services",
                     "nodeAccountId": node_account,
-                    # `pulumi up` of the Kubernetes half from outside the VPC: the DNS
-                    # endpoint, every request authenticated by IAM.
-                    "allowDnsEndpoint": True,
+                    # Private endpoint only: cluster.kubeconfig() names it, so `pulumi up`
+                    # of the Kubernetes half runs inside the VPC (a CI runner there).
                 },
             ),
             "identity": (

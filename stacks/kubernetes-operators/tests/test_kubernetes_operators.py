@@ -229,3 +229,61 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     fields = {problem.field for problem in caught.value.problems}
     assert {"operators.apiServer.cidrs", "operators.apiServer.port"} <= fields, fields
     assert registered == []
+
+
+#: The values paths the stack sets, as each chart's values.yaml at the pinned tag has them
+#: (read from the upstream files: kubernetes-sigs/kueue v0.19.2 charts/kueue, kubernetes-
+#: sigs/jobset v0.12.0 charts/jobset, kedacore/charts v2.20.2 keda, prometheus-community/
+#: helm-charts kube-prometheus-stack-88.3.0, NVIDIA/dcgm-exporter 4.5.3-4.8.2 deployment,
+#: aws/karpenter-provider-aws v1.14.1 charts/karpenter). `key`: the chart has it; `map`: a
+#: free-form mapping whose default is `{}` (resources, affinity), so anything below is the
+#: stack's. Helm takes a misspelt key without a word (only a chart with values.schema.json
+#: refuses one, and none of these has one), so a value that is not here did nothing.
+CHART_VALUES = {
+    "dcgm-exporter": {"affinity": "map", "serviceMonitor.enabled": "key", "tolerations": "key"},
+    "jobset": {"prometheus.enable": "key"},
+    "karpenter": {
+        "controller.resources": "map",
+        "serviceAccount.name": "key",
+        "settings.clusterName": "key",
+        "settings.interruptionQueue": "key",
+    },
+    "keda": {"image.pullPolicy": "key", "rbac.enabledCustomScaledRefKinds": "key"},
+    "kube-prometheus-stack": {
+        "alertmanager.alertmanagerSpec.resources": "map",
+        "crds.enabled": "key",
+        "grafana.enabled": "key",
+        "kubeControllerManager.enabled": "key",
+        "kubeEtcd.enabled": "key",
+        "kubeProxy.enabled": "key",
+        "kubeScheduler.enabled": "key",
+        "nodeExporter.enabled": "key",
+        "prometheus.prometheusSpec.resources": "map",
+        "prometheus.prometheusSpec.retention": "key",
+        "prometheusOperator.resources": "map",
+    },
+    "kueue": {"enableKueueViz": "key", "enablePrometheus": "key"},
+    "prometheus-operator-crds": {},
+    "karpenter-crd": {},
+}
+
+
+def _leaves(values: dict, prefix: str = ""):
+    for key, value in values.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict) and value:
+            yield from _leaves(value, path)
+        else:
+            yield path
+
+
+def test_every_value_the_stack_sets_is_one_its_chart_has(graphs):
+    unknown = []
+    for graph in graphs.values():
+        for name, release in _releases(graph).items():
+            known = CHART_VALUES[name]
+            maps = [path for path, kind in known.items() if kind == "map"]
+            for leaf in _leaves(release.inputs.get("values") or {}):
+                if leaf not in known and not any(leaf.startswith(f"{m}.") for m in maps):
+                    unknown.append((name, leaf))
+    assert unknown == []
