@@ -2,8 +2,9 @@
 their own: Kueue and JobSet (k8s.TrainingQueue, k8s.TrainingJobTemplate), KEDA (the
 inference service's queue-metric autoscaling), the Prometheus Operator (k8s.GpuMonitoring's
 ServiceMonitor and PrometheusRule, through kube-prometheus-stack), NVIDIA's DCGM exporter (the
-GPU metrics), the Gateway API CRDs (the inference service's HTTPRoute) and, on EKS,
-Karpenter's controller (aws.KarpenterGpuPool's NodePools).
+GPU metrics) and device plugin (which makes `nvidia.com/gpu` schedulable), the Gateway API
+CRDs (the inference service's HTTPRoute) and, on EKS, Karpenter's controller
+(aws.KarpenterGpuPool's NodePools).
 
 Why a stack of its own: a custom resource cannot be previewed, or created by `pulumi up`, in
 the program that installs its CRD; the preview asks the cluster for a kind it does not serve
@@ -16,8 +17,9 @@ resources against (aistack/scan/data/crds/, SOURCES.md), in its own namespace (P
 `restricted` where the chart's pods comply, a GPU and load-balancer quota of 0, default-deny
 NetworkPolicies with the ports it serves and the API server it calls), with the image the
 chart pins for that release. `gke: true` leaves out what GKE manages (gcp.GkeCluster turns
-on managed Prometheus with DCGM and the Gateway API's standard CRDs); `eks: true` adds
-Karpenter.
+on managed Prometheus with DCGM and the Gateway API's standard CRDs; GKE installs the device
+plugin with its managed driver); `eks: true` adds Karpenter. The device plugin and
+Karpenter go to kube-system, where their installers put them (below).
 
     aistack preview stacks/kubernetes-operators      # offline: no chart is fetched
     cd stacks/kubernetes-operators && pulumi up -s dev   # for real (or -s gke, -s eks)
@@ -59,6 +61,11 @@ from aistack.k8s._versions import OLDEST_KUBERNETES
 #:   4.8.2, image nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless
 #:   (deployment/values.yaml); no CRDs. k8s.GpuMonitoring's `dcgm-exporter-chart` exporter
 #:   is written against this chart.
+#: - NVIDIA device plugin: NVIDIA/k8s-device-plugin tag v0.20.0, deployments/helm/
+#:   nvidia-device-plugin/Chart.yaml version = appVersion 0.20.0 (image tag "": the
+#:   appVersion). Without it no node advertises `nvidia.com/gpu` and no GPU pod schedules:
+#:   the EKS AL2023 NVIDIA AMI ships the driver, not the plugin (docs/components/
+#:   karpenter-gpu-pool.md). GKE installs its own with the managed driver.
 #: - Gateway API: not a chart; the release's standard-channel manifest (kubernetes-sigs/
 #:   gateway-api release v1.6.1, standard-install.yaml).
 #: - Karpenter: oci://public.ecr.aws/karpenter/karpenter at the release's version
@@ -111,6 +118,14 @@ CHARTS: dict[str, dict[str, Any]] = {
         "crds": None,
         "namespace": "dcgm-exporter",
     },
+    "nvidia-device-plugin": {
+        "chart": "nvidia-device-plugin",
+        "repo": "https://nvidia.github.io/k8s-device-plugin",
+        "version": "0.20.0",
+        "release": "v0.20.0",
+        "crds": None,
+        "namespace": "kube-system",
+    },
     "gateway-api": {
         "manifest": "https://github.com/kubernetes-sigs/gateway-api/releases/download/"
         "v1.6.1/standard-install.yaml",
@@ -137,7 +152,13 @@ CHARTS: dict[str, dict[str, Any]] = {
 #: managed_prometheus), and the Gateway API CRDs (gateway_api_config CHANNEL_STANDARD:
 #: "Gateway API support is enabled, standard CRDs are installed", GKE API
 #: GatewayAPIConfig.Channel). Installing them again would fight GKE's own copies.
-GKE_MANAGED = ("prometheus-operator-crds", "kube-prometheus-stack", "dcgm-exporter", "gateway-api")
+GKE_MANAGED = (
+    "nvidia-device-plugin",
+    "prometheus-operator-crds",
+    "kube-prometheus-stack",
+    "dcgm-exporter",
+    "gateway-api",
+)
 #: Installed only with `eks: true`.
 EKS_ONLY = ("karpenter-crd", "karpenter")
 
@@ -500,6 +521,34 @@ if "dcgm-exporter" in installs:
             privileged="dcgm-exporter reads the kubelet pod-resources socket (hostPath) as "
             "root with SYS_ADMIN; nothing else runs here",
         ),
+    )
+if "nvidia-device-plugin" in installs:
+    # kube-system, as NVIDIA's own manifest installs it (deployments/static/
+    # nvidia-device-plugin.yml): a device plugin is a node add-on that mounts the kubelet's
+    # device-plugins directory (hostPath), the kind of privileged add-on Kubernetes' own
+    # namespace holds, not one to give a namespace of its own that must then be privileged.
+    releases["nvidia-device-plugin"] = release(
+        "nvidia-device-plugin",
+        {
+            # The chart's default affinity requires node-feature-discovery's labels
+            # (values.yaml: feature.node.kubernetes.io/pci-10de.present, nvidia.com/gpu.
+            # present), which nodes get only when NFD runs (off unless gfd is on): aistack's
+            # GPU pools label their nodes aistack.dev/pool instead. Its tolerations already
+            # accept the nvidia.com/gpu taint.
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": "aistack.dev/pool", "operator": "Exists"}
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+        },
     )
 if "gateway-api" in installs:
     # The CRDs of the standard channel, applied from the release's pinned URL. Offline

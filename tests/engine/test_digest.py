@@ -39,7 +39,7 @@ DIGESTS = {
     "gcp-guardrails": "d6b7c35d58f597fac19bb6ead7089e073f7f928afab3d783d4ed4cb41ba73888",
     "kubernetes": "2fd19aa48f84bbcef3e5dd0ee967f49a79c4346feed85e0984bae3f1febaac9e",
     "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
-    "kubernetes-operators": "81d81bb13642c03b2757c6bdb1e2969032451584dc17288b4a64f7ad498d2ef7",
+    "kubernetes-operators": "e83e1df45ab3ace37a3df1754b228c5d78e2021dce4517c064bc7d601f5ca02c",
     "kubernetes-gke": "382ecf583bce7d6b8dad73edb065a07e0dc0dd2b216f8f9cc31b980e38b1704a",
 }
 

@@ -93,6 +93,7 @@ def test_any_cluster_gets_every_operator_but_karpenter(graphs):
         "prometheus-operator-crds",
         "kube-prometheus-stack",
         "dcgm-exporter",
+        "nvidia-device-plugin",
     }
     (gateway,) = graphs["dev"].of_type("kubernetes:yaml/v2:ConfigFile")
     assert gateway.inputs["file"].endswith("/v1.6.1/standard-install.yaml")
@@ -263,6 +264,12 @@ CHART_VALUES = {
         "prometheusOperator.resources": "map",
     },
     "kueue": {"enableKueueViz": "key", "enablePrometheus": "key"},
+    # NVIDIA/k8s-device-plugin v0.20.0 deployments/helm/nvidia-device-plugin/values.yaml:
+    # a list, which Helm replaces whole.
+    "nvidia-device-plugin": {
+        "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        ".nodeSelectorTerms": "key"
+    },
     "prometheus-operator-crds": {},
     "karpenter-crd": {},
 }
