@@ -151,7 +151,9 @@ CHARTS: dict[str, dict[str, Any]] = {
 #: Prometheus and the managed DCGM exporter (monitoring_config enable_components DCGM,
 #: managed_prometheus), and the Gateway API CRDs (gateway_api_config CHANNEL_STANDARD:
 #: "Gateway API support is enabled, standard CRDs are installed", GKE API
-#: GatewayAPIConfig.Channel). Installing them again would fight GKE's own copies.
+#: GatewayAPIConfig.Channel); GKE also runs the NVIDIA device plugin on GPU nodes with the
+#: driver it installs (gcp.GpuNodePool's gpuDriverInstallationConfig). Installing them
+#: again would fight GKE's own copies.
 GKE_MANAGED = (
     "nvidia-device-plugin",
     "prometheus-operator-crds",
@@ -239,18 +241,22 @@ class OperatorsConfig(AistackModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> OperatorsConfig:
+        problems = []
         if self.gke and self.eks:
-            raise ValueError("gke and eks are both true. Fix: one cluster, one of them.")
+            problems.append("gke and eks are both true. Fix: one cluster, one of them.")
         unknown = (set(self.skip) | set(self.egress)) - set(CHARTS)
         if unknown:
-            raise ValueError(
-                f"skip or egress names unknown operators {sorted(unknown)}: {sorted(CHARTS)}."
+            problems.append(
+                f"skip or egress names unknown operators {sorted(unknown)}. Fix: use "
+                f"{sorted(CHARTS)}."
             )
         if self.eks and self.karpenter is None:
-            raise ValueError(
-                "eks: true installs Karpenter, which needs `karpenter` (the pool's "
-                "helm_values(), stacks/kubernetes-eks output karpenterHelmValues)."
+            problems.append(
+                "eks: true installs Karpenter, which needs `karpenter`. Fix: pass the pool's "
+                "helm_values() (stacks/kubernetes-eks output karpenterHelmValues)."
             )
+        if problems:
+            raise ValueError(" ".join(problems))
         return self
 
     def installs(self) -> list[str]:

@@ -294,3 +294,15 @@ def test_every_value_the_stack_sets_is_one_its_chart_has(graphs):
                 if leaf not in known and not any(leaf.startswith(f"{m}.") for m in maps):
                     unknown.append((name, leaf))
     assert unknown == []
+
+
+def test_gke_and_eks_at_once_and_an_unknown_operator_are_one_error(tmp_path):
+    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
+    stack_file = tmp_path / "stack" / "Pulumi.eks.yaml"
+    document = yaml.safe_load(stack_file.read_text())
+    document["config"]["k8s-operators:gke"] = True
+    document["config"]["k8s-operators:skip"] = ["kueu"]
+    stack_file.write_text(yaml.safe_dump(document))
+    with pytest.raises(ConfigError, match="gke and eks are both true") as caught:
+        engine.run_project(tmp_path / "stack", stack="eks")
+    assert "unknown operators ['kueu']" in str(caught.value)
