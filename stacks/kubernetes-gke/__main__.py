@@ -56,6 +56,9 @@ train_ns, serve_ns = f"{team}-train", f"{team}-serve"
 # admit the training nodes by it before the cluster exists.
 node_account = f"{team}-gke-nodes"
 node_email = f"{node_account}@{project}.iam.gserviceaccount.com"
+# The private control plane's range: the cluster's, the firewall's way to it, and the
+# operators stack's `apiServer` (stacks/kubernetes-operators/Pulumi.gke.yaml).
+CONTROL_PLANE = "172.16.0.0/28"
 # Google APIs through Private Google Access (private.googleapis.com): the buckets.
 google_apis = {"cidr": "199.36.153.8/30", "purpose": "Google APIs: datasets, checkpoints"}
 
@@ -125,9 +128,8 @@ try:
                     "governance": governance,
                     "region": region,
                     "trainingMachineTypes": [config.require("machineType")],
-                    # The private control plane (gcp.GkeCluster's default /28): the nodes
-                    # may reach it on 443 and the kubelet port.
-                    "gkeControlPlaneCidr": "172.16.0.0/28",
+                    # The nodes may reach the control plane on 443 and the kubelet port.
+                    "gkeControlPlaneCidr": CONTROL_PLANE,
                 },
             ),
             "cluster": (
@@ -141,6 +143,7 @@ try:
                     "podsRangeName": "training-pods",
                     "servicesRangeName": "training-services",
                     "nodeAccountId": node_account,
+                    "masterIpv4CidrBlock": CONTROL_PLANE,
                     # Private endpoint only: cluster.kubeconfig() names it, so `pulumi up`
                     # of the Kubernetes half runs inside the VPC (a CI runner there).
                 },
