@@ -16,6 +16,11 @@
 - custom resources (`apiextensions.CustomResource`) register as
   `kubernetes:<group>/<version>:<Kind>` and are answered like built-in kinds; their scope is
   known for the CRDs aistack uses, else taken from whether the program gave a namespace;
+- a Helm release (`helm.sh/v3:Release`) is answered as the provider's Helm code answers it:
+  named, namespaced, with a `status`, but no chart is fetched (`helm_release`); the
+  `helm.sh/v4:Chart` and `yaml/v2:ConfigFile`/`ConfigGroup` components are recorded with
+  their inputs and no children (they are the provider's own components, which the mocks
+  do not construct), so a URL they name is never read;
 - the API server refuses names and labels that break its rules (HTTP 422 "is invalid"),
   and a provider whose kubeconfig does not parse, or names a context the kubeconfig lacks,
   fails the run as `pulumi up` does ("configured Kubernetes cluster is unreachable").
@@ -43,9 +48,11 @@ __all__ = [
     "CLUSTER_SCOPED",
     "DNS1123_LABEL",
     "DNS1123_SUBDOMAIN",
+    "HELM_RELEASE",
     "LABEL_NAME",
     "SimulatedK8sError",
     "cluster_of",
+    "helm_release",
     "is_builtin_api",
     "is_cluster_scoped",
     "label_problems",
@@ -270,10 +277,66 @@ def _name_problem(api_version: str, kind: str, name: str) -> str | None:
     )
 
 
+#: pulumi-kubernetes' Helm release resource (a Helm install, not a Kubernetes object).
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+#: provider/pkg/provider/helm_release.go (pulumi-kubernetes 4.x): `defaultTimeoutSeconds`.
+HELM_DEFAULT_TIMEOUT = 300
+#: Helm v3 pkg/chartutil/validate_name.go: a release name is a lowercase RFC 1123 subdomain
+#: of at most 53 characters (`maxReleaseNameLen`: Kubernetes label values are 63, and Helm
+#: keeps room for the suffixes it appends).
+HELM_RELEASE_NAME_MAX = 53
+
+
+def helm_release(
+    cloud: SimulatedCloud, args: MockResourceArgs, inputs: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """What pulumi-kubernetes returns for a `helm.sh/v3:Release`, without the chart.
+
+    provider/pkg/provider/helm_release.go: Check names an unnamed release
+    `<logical name>-<8 hex>` (assignNameIfAutonameable, NewUniqueHex), puts it in the
+    provider's namespace when none is given and sets `timeout` to 300 s unless `skipAwait`
+    (setDefaults); Create returns the id `<namespace>/<name>` and a `status` (name,
+    namespace, chart, version, revision, status) read from the installed release
+    (setReleaseAttributes). Offline no chart is downloaded or rendered, so `version` is the
+    one the program pinned, `appVersion` is absent and `resourceNames` (the objects the
+    chart made) is empty: what a chart installs is judged by its own values, not here.
+    """
+    cluster = cluster_of(cloud, args.provider)
+    out = dict(inputs)
+    name = str(inputs.get("name") or f"{args.name}-{_digest(args.typ, args.name)}")
+    namespace = str(inputs.get("namespace") or cluster["namespace"])
+    problems = []
+    if len(name) > HELM_RELEASE_NAME_MAX or not DNS1123_SUBDOMAIN.fullmatch(name):
+        problems.append(
+            f"release name {name!r} is invalid: a release name must be a lowercase RFC 1123 "
+            f"subdomain of at most {HELM_RELEASE_NAME_MAX} characters"
+        )
+    if not DNS1123_LABEL.fullmatch(namespace):
+        problems.append(f"namespace {namespace!r} is not a lowercase RFC 1123 label")
+    if problems:
+        raise SimulatedK8sError(f"helm Release {args.name!r}: " + "; ".join(problems))
+    out.update(name=name, namespace=namespace)
+    if not inputs.get("skipAwait") and "timeout" not in inputs:
+        out["timeout"] = HELM_DEFAULT_TIMEOUT
+    chart = str(inputs.get("chart") or "")
+    out["status"] = {
+        "name": name,
+        "namespace": namespace,
+        # The chart's own name (Chart.yaml `name`): the last part of a reference or URL.
+        "chart": chart.rstrip("/").rsplit("/", 1)[-1],
+        "version": str(inputs.get("version") or ""),
+        "revision": 1,
+        "status": "deployed",
+    }
+    return f"{namespace}/{name}", out
+
+
 def resource(
     cloud: SimulatedCloud, args: MockResourceArgs, inputs: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """The id and outputs pulumi-kubernetes returns for one `kubernetes:` registration."""
+    if args.typ == HELM_RELEASE:
+        return helm_release(cloud, args, inputs)
     api_version, kind = _api_version_and_kind(args.typ)
     if not args.custom:
         # Components (helm.sh/v4 Chart, yaml/v2 ConfigGroup): no object of their own.

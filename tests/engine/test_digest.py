@@ -39,6 +39,8 @@ DIGESTS = {
     "gcp-guardrails": "6df50386e7ea9117258c3f1803f332709abc081ff36829736b0926a1a9213a08",
     "kubernetes": "85a25e176adfd5dd9fb24bb3cbfe54dd1cf74b739eb0c4947058aa72e9c0b848",
     "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
+    "kubernetes-operators": "e83e1df45ab3ace37a3df1754b228c5d78e2021dce4517c064bc7d601f5ca02c",
+    "kubernetes-gke": "232b742e781cbf9427413b351c98c1e945b28df0649f4930970ae3017a6598fc",
 }
 
 
@@ -161,6 +163,8 @@ def _graphs() -> dict[str, StackGraph]:
         "gcp-guardrails": engine.run_project(ROOT / "stacks" / "gcp-guardrails"),
         "kubernetes": engine.run_project(ROOT / "stacks" / "kubernetes"),
         "kubernetes-eks": engine.run_project(ROOT / "stacks" / "kubernetes-eks"),
+        "kubernetes-operators": engine.run_project(ROOT / "stacks" / "kubernetes-operators"),
+        "kubernetes-gke": engine.run_project(ROOT / "stacks" / "kubernetes-gke"),
     }
 
 

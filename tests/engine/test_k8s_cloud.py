@@ -220,3 +220,69 @@ def test_built_in_kinds_of_every_group_are_namespaced_and_custom_ones_follow_the
     assert graph.named("app").id == "default/app"
     assert graph.named("nightly").id == "ml/nightly"
     assert graph.named("flavor").id == "spot"  # Kueue's ResourceFlavor CRD: scope Cluster
+
+
+def test_a_helm_release_is_named_namespaced_and_given_a_status_without_its_chart():
+    # provider/pkg/provider/helm_release.go: assignNameIfAutonameable (urn name + 8 hex),
+    # setDefaults (the provider's namespace, timeout 300 unless skipAwait), Create's id
+    # fqName(namespace, name) and setReleaseAttributes' status.
+    def program():
+        provider = k8s.Provider("cluster", kubeconfig=KUBECONFIG, context="train")
+        opts = pulumi.ResourceOptions(provider=provider)
+        k8s.helm.v3.Release(
+            "keda",
+            chart="keda",
+            version="2.20.2",
+            repository_opts={"repo": "https://kedacore.github.io/charts"},
+            opts=opts,
+        )
+        k8s.helm.v3.Release(
+            "kueue",
+            name="kueue",
+            chart="oci://registry.k8s.io/kueue/charts/kueue",
+            version="0.19.2",
+            namespace="kueue-system",
+            skip_await=True,
+            opts=opts,
+        )
+
+    graph = engine.run(program)
+    keda, kueue = graph.named("keda"), graph.named("kueue")
+    assert re.fullmatch(r"keda-[0-9a-f]{8}", keda.outputs["name"])
+    assert keda.outputs["namespace"] == "ml-train"  # the context's namespace
+    assert keda.outputs["timeout"] == 300
+    assert keda.outputs["status"] == {
+        "name": keda.outputs["name"],
+        "namespace": "ml-train",
+        "chart": "keda",
+        "version": "2.20.2",
+        "revision": 1,
+        "status": "deployed",
+    }
+    assert kueue.outputs["status"]["chart"] == "kueue"  # the OCI reference's last part
+    assert "timeout" not in kueue.outputs  # skipAwait: no wait, no timeout
+    assert kueue.id == "kueue-system/kueue"
+
+
+def test_helm_refuses_a_release_name_longer_than_53_characters():
+    # Helm v3 pkg/chartutil/validate_name.go: maxReleaseNameLen 53, lowercase RFC 1123.
+    def program():
+        k8s.helm.v3.Release("long", name="x" * 54, chart="keda", version="2.20.2")
+
+    with pytest.raises(Exception, match="release name .* at most 53"):
+        engine.run(program)
+
+
+def test_a_yaml_config_file_from_a_url_is_recorded_without_reading_it():
+    # yaml/v2 ConfigFile is a component the provider constructs (remote=True); offline
+    # nothing fetches the URL and the component has no children.
+    url = "https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml"
+
+    def program():
+        k8s.yaml.v2.ConfigFile("gateway-api", file=url)
+
+    graph = engine.run(program)
+    config_file = graph.named("gateway-api")
+    assert config_file.type == "kubernetes:yaml/v2:ConfigFile"
+    assert config_file.inputs["file"] == url
+    assert [r for r in graph.resources if r.parent == config_file.urn] == []

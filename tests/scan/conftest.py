@@ -28,6 +28,10 @@ STACKS = {
     "gcp-guardrails": ROOT / "stacks" / "gcp-guardrails",
     "kubernetes": ROOT / "stacks" / "kubernetes",
     "kubernetes-eks": ROOT / "stacks" / "kubernetes-eks",
+    # Its objects are its namespaces' quota and policies; the charts' objects are Helm's at
+    # deploy time, which neither checkov nor the schemas see.
+    "kubernetes-operators": ROOT / "stacks" / "kubernetes-operators",
+    "kubernetes-gke": ROOT / "stacks" / "kubernetes-gke",
 }
 #: Programs scanned in the same checkov batch, with their config: a team's first GCP stack
 #: (an example stack too), one compliant and one violating resource per mapped Google type
@@ -71,6 +75,11 @@ def kubernetes_graph():
 @pytest.fixture(scope="session")
 def kubernetes_eks_graph():
     return engine.run_project(STACKS["kubernetes-eks"], stack="dev")
+
+
+@pytest.fixture(scope="session")
+def kubernetes_gke_graph():
+    return engine.run_project(STACKS["kubernetes-gke"], stack="dev")
 
 
 @pytest.fixture(scope="session")

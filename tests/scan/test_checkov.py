@@ -31,7 +31,7 @@ def test_checkov_reports_an_unencrypted_bucket_and_a_hop_limit_of_two(stack_scan
 @pytest.mark.parametrize(
     "stack",
     ["reference", "minimal-training", "gcp-foundation", "gcp-guardrails", "kubernetes"]
-    + ["kubernetes-eks"],
+    + ["kubernetes-eks", "kubernetes-gke"],
 )
 def test_checkov_judged_every_resource_of_the_example_stack(
     stack,
@@ -42,6 +42,7 @@ def test_checkov_judged_every_resource_of_the_example_stack(
     gcp_guardrails_graph,
     kubernetes_graph,
     kubernetes_eks_graph,
+    kubernetes_gke_graph,
 ):
     graph = {
         "reference": reference_graph,
@@ -50,6 +51,7 @@ def test_checkov_judged_every_resource_of_the_example_stack(
         "gcp-guardrails": gcp_guardrails_graph,
         "kubernetes": kubernetes_graph,
         "kubernetes-eks": kubernetes_eks_graph,
+        "kubernetes-gke": kubernetes_gke_graph,
     }[stack]
     summary = stack_scans[stack].summary["checkov"]
     objects = [d for d in kubernetes_documents(graph) if d.builtin]

@@ -1,0 +1,335 @@
+"""A team's GPU training on GKE in one program: the cloud half (a private VPC, a private
+regional GKE cluster, a Spot GPU node pool from zero) and, through a Kubernetes provider
+built from the cluster's kubeconfig, the Kubernetes half (a training and a serving
+namespace, a Kueue queue fed by the pool's own flavors, a job template, GPU monitoring on
+GKE's managed Prometheus and DCGM).
+
+The order of a first deployment, and why: Kueue's objects are custom resources, and a
+custom resource cannot be created, or previewed, before its CRD is installed
+(pulumi/pulumi-kubernetes#3247); the CRDs come with the operators, which need the cluster.
+So this one program runs twice around the operators stack:
+
+1. `pulumi config set operatorsInstalled false && pulumi up`: the network, the cluster and
+   its pools, the trainer's identity, the namespaces and the monitoring (built-in kinds, and
+   Managed Prometheus' CRDs, which GKE installs with the cluster);
+2. stacks/kubernetes-operators, stack `gke` (`gke: true`: Kueue, JobSet and KEDA; GKE
+   manages Prometheus, DCGM and the Gateway API CRDs), with this stack's `kubeconfig`
+   output as its `kubernetes:kubeconfig`;
+3. `pulumi config set operatorsInstalled true && pulumi up`: the queue and the job template.
+
+Later `up`s run with `operatorsInstalled: true` (the dev stack's setting, so the offline
+preview shows the whole platform). Splitting the cluster into a stack of its own would give
+three stacks instead of two runs of one; it buys nothing while the CRDs still have to wait.
+
+The control plane has a private endpoint only, and the Kubernetes provider reaches it
+through the kubeconfig `gcp.GkeCluster.kubeconfig()` renders (the private address,
+`gke-gcloud-auth-plugin`): run `pulumi up` from inside the VPC, e.g. a CI runner there.
+
+    aistack preview stacks/kubernetes-gke        # offline
+    cd stacks/kubernetes-gke && pulumi up         # for real, in the three steps above
+"""
+
+from typing import Any
+
+import pulumi
+import pulumi_gcp
+import pulumi_kubernetes as kubernetes
+
+from aistack import gcp, k8s
+from aistack.config import parse_all
+from aistack.errors import ConfigError
+
+config = pulumi.Config()
+project = pulumi.Config("gcp").require("project")
+region = pulumi.Config("gcp").require("region")
+team = config.require("team")
+operators_installed = config.require_bool("operatorsInstalled")
+governance = {
+    "owner": config.require("owner"),
+    "costCenter": f"{team}-research",
+    "environment": pulumi.get_stack(),
+    "allowedRegions": [region],
+}
+POOL, QUEUE = "l4-spot", f"{team}-gpu"
+train_ns, serve_ns = f"{team}-train", f"{team}-serve"
+# The nodes' account (gcp.GkeCluster makes it): named here, so the network's firewall can
+# admit the training nodes by it before the cluster exists.
+node_account = f"{team}-gke-nodes"
+node_email = f"{node_account}@{project}.iam.gserviceaccount.com"
+# The private control plane's range: the cluster's, the firewall's way to it, and the
+# operators stack's `apiServer` (stacks/kubernetes-operators/Pulumi.gke.yaml).
+CONTROL_PLANE = "172.16.0.0/28"
+# Google APIs through Private Google Access (private.googleapis.com): the buckets.
+google_apis = {"cidr": "199.36.153.8/30", "purpose": "Google APIs: datasets, checkpoints"}
+
+
+def planned_flavors(pool: gcp.GpuNodePoolArgs | None) -> list[dict[str, Any]]:
+    """The flavor the pool will give (`pool.kueue_flavors()`, the queue/pool contract of
+    docs/components/gcp-gpu-node-pool.md: its labels, the GPU taint, GKE's Spot label and
+    taint), from its parsed args, so the queue is validated before anything registers. When
+    the pool's own block is wrong (its problems are reported already), a one-GPU Spot
+    stand-in, so the queue's other problems still are."""
+    capacity = pool.capacity if pool else "spot"
+    labels = {"aistack.dev/pool": POOL, "aistack.dev/capacity": capacity}
+    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    if pool is None or pool.market == "spot":
+        labels["cloud.google.com/gke-spot"] = "true"
+        tolerations.append(
+            {
+                "key": "cloud.google.com/gke-spot",
+                "operator": "Equal",
+                "value": "true",
+                "effect": "NoSchedule",
+            }
+        )
+    return [
+        {
+            "name": f"{POOL}-{capacity}",
+            "capacity": capacity,
+            "nodeLabels": labels,
+            "tolerations": tolerations,
+            "gpus": pool.max_nodes * pool.machine.gpu_count if pool else 1,
+            "gpuResource": "nvidia.com/gpu",
+        }
+    ]
+
+
+# Every block validated before the first resource: one ConfigError naming every problem.
+# The pool goes first because the queue's flavors and the namespace's quota follow from it.
+problems = []
+try:
+    pool_args: gcp.GpuNodePoolArgs | None = gcp.GpuNodePoolArgs.parse(
+        {
+            "governance": governance,
+            "machineType": config.require("machineType"),
+            "market": "spot",
+            "maxNodes": config.require_int("maxNodes"),
+            "maxNodeHours": config.get_float("maxNodeHours") or 24,
+        },
+        where="pool",
+    )
+except ConfigError as error:
+    problems.extend(error.problems)
+    pool_args = None
+alert_emails = config.require_object("alertEmails")
+pool_gpus = pool_args.max_nodes * pool_args.machine.gpu_count if pool_args else 1
+try:
+    args = parse_all(
+        {
+            "apis": (gcp.ProjectServicesArgs, {"project": project}),
+            # Where the budget guard's bucket logs its usage.
+            "logs": (
+                gcp.DatasetBucketArgs,
+                {"kind": "logs", "region": region, "governance": governance},
+            ),
+            "network": (
+                gcp.NetworkArgs,
+                {
+                    "governance": governance,
+                    "region": region,
+                    "trainingMachineTypes": [config.require("machineType")],
+                    # The nodes may reach the control plane on 443 and the kubelet port.
+                    "gkeControlPlaneCidr": CONTROL_PLANE,
+                },
+            ),
+            "cluster": (
+                gcp.GkeClusterArgs,
+                {
+                    "region": region,
+                    "governance": governance,
+                    # Wired to the network below; placeholders to validate the rest now.
+                    "network": "network",
+                    "subnetwork": "subnetwork",
+                    "podsRangeName": "training-pods",
+                    "servicesRangeName": "training-services",
+                    "nodeAccountId": node_account,
+                    "masterIpv4CidrBlock": CONTROL_PLANE,
+                    # Private endpoint only: cluster.kubeconfig() names it, so `pulumi up`
+                    # of the Kubernetes half runs inside the VPC (a CI runner there).
+                },
+            ),
+            "identity": (
+                gcp.WorkloadIdentityArgs,
+                {
+                    "governance": governance,
+                    "accountPrefix": team,
+                    "workloads": [
+                        {
+                            "name": "trainer",
+                            "kubernetesServiceAccounts": [
+                                {"namespace": train_ns, "serviceAccount": "trainer"}
+                            ],
+                        }
+                    ],
+                },
+            ),
+            "train": (
+                k8s.TeamNamespaceArgs,
+                {
+                    "team": team,
+                    "tier": "train",
+                    # The namespace may hold what the pool can launch, and no more.
+                    "gpus": pool_gpus,
+                    "cpu": "32",
+                    "memory": "128Gi",
+                    "governance": governance,
+                    "serviceAccounts": [{"name": "trainer", "identity": "gke-workload-identity"}],
+                    "allowEgress": [google_apis],
+                },
+            ),
+            "serve": (
+                k8s.TeamNamespaceArgs,
+                {
+                    "team": team,
+                    "tier": "serve",
+                    "gpus": config.require_int("servingGpus"),
+                    "governance": governance,
+                    "serviceAccounts": [{"name": "server"}],
+                },
+            ),
+            "queue": (
+                k8s.TrainingQueue.check_args,
+                {
+                    "governance": governance,
+                    "namespaces": [train_ns],
+                    "flavors": planned_flavors(pool_args),
+                },
+            ),
+            "job": (
+                k8s.TrainingJobTemplateArgs,
+                {
+                    "governance": governance,
+                    # The LocalQueue TrainingQueue creates in the namespace: named as the queue.
+                    "queue": QUEUE,
+                    "namespace": train_ns,
+                    "serviceAccount": "trainer",
+                    "image": config.require("trainingImage"),
+                    "command": ["python", "-m", "train"],
+                    "nodes": 1,
+                    "gpusPerNode": 1,
+                    # Within a g2-standard-8 (8 vCPU, 32 GB) after GKE's reservations.
+                    "cpu": "6",
+                    "memory": "24Gi",
+                    "sharedMemoryGib": 4,
+                    "maxRuntimeMinutes": 720,
+                    "checkpointUri": config.require("checkpointUri"),
+                    "datasetUri": config.require("datasetUri"),
+                    "datasetVersion": config.require("datasetVersion"),
+                },
+            ),
+            # The GPU quota the pool needs, filed before it scales (C1), and the month's
+            # budget with a daily alert and the kill switch that scales the pool to 0 (C3).
+            "quota": (
+                gcp.GpuQuotaArgs,
+                {"governance": governance, "contactEmail": alert_emails[0] if alert_emails else ""},
+            ),
+            "budget": (
+                gcp.BudgetGuardArgs,
+                {
+                    "governance": governance,
+                    "region": region,
+                    "billingAccount": config.require("billingAccount"),
+                    "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
+                    "alertEmails": alert_emails,
+                    "killSwitch": True,
+                },
+            ),
+            # gcp.GkeCluster turns on GKE's managed DCGM metrics: nothing to install.
+            "monitoring": (
+                k8s.GpuMonitoringArgs,
+                {
+                    "platform": "gke-managed-prometheus",
+                    "exporter": "gke-managed-dcgm",
+                    "governance": governance,
+                    "queueWait": {"maxWaitSeconds": 3600, "clusterQueues": [QUEUE]},
+                },
+            ),
+        }
+    )
+except ConfigError as error:
+    problems.extend(error.problems)
+if problems:
+    raise ConfigError(problems)
+assert pool_args is not None
+
+# ---- the cloud half ---------------------------------------------------------------------
+services = gcp.ProjectServices("apis", args["apis"])
+# Private subnets in the zones that offer the GPU (C2), default-deny firewall (S1).
+network = gcp.Network(
+    "net", args["network"], services=services, service_accounts={"training": node_email}
+)
+cluster = gcp.GkeCluster(
+    "train",
+    {
+        **args["cluster"].model_dump(by_alias=True),
+        "network": network.network_self_link,
+        "subnetwork": network.subnet_self_links["training"],
+        "podsRangeName": network.pods_range_name,
+        "servicesRangeName": network.services_range_name,
+    },
+    services=services,
+)
+# Spot first, from zero nodes to maxNodes, GPU and Spot taints, a node lifetime (C5, T5).
+pool = gcp.GpuNodePool(
+    POOL,
+    {**pool_args.model_dump(by_alias=True), "zones": network.zones("training")},
+    cluster=cluster,
+)
+gcp.GpuQuota("gpu-quota", args["quota"], services=services, pools=[pool])
+logs = gcp.DatasetBucket("logs", args["logs"], services=services)
+gcp.BudgetGuard("budget", args["budget"], services=services, access_logs=logs)
+# The trainer's own Google account, reached from its Kubernetes ServiceAccount (C6).
+identity = gcp.WorkloadIdentity("identity", args["identity"], services=services, cluster=cluster)
+# The data the trainer reads and writes: the team's buckets (stacks/gcp-guardrails).
+for role, uri, what in (
+    ("roles/storage.objectViewer", config.require("datasetUri"), "dataset"),
+    ("roles/storage.objectUser", config.require("checkpointUri"), "checkpoints"),
+):
+    pulumi_gcp.storage.BucketIAMMember(
+        f"trainer-{what}",
+        bucket=uri.removeprefix("gs://").split("/", 1)[0],
+        role=role,
+        member=identity.member("trainer"),
+    )
+
+# ---- the Kubernetes half, on that cluster ----------------------------------------------
+provider = kubernetes.Provider("gke", kubeconfig=cluster.kubeconfig())
+on_cluster = pulumi.ResourceOptions(providers=[provider])
+train = k8s.TeamNamespace(
+    train_ns, args["train"], opts=on_cluster, identities={"trainer": identity.email("trainer")}
+)
+serve = k8s.TeamNamespace(serve_ns, args["serve"], opts=on_cluster)
+monitoring = k8s.GpuMonitoring("gpu", args["monitoring"], opts=on_cluster)
+if operators_installed:
+    # The pool's capacity is the queue's flavor: Kueue admits no more GPUs than the pool
+    # may launch, and steers admitted jobs onto its Spot nodes (C3, C5).
+    queue = k8s.TrainingQueue(
+        QUEUE,
+        {
+            **args["queue"].model_dump(by_alias=True),
+            "namespaces": [train],
+            "flavors": pool.kueue_flavors(),
+        },
+        opts=on_cluster,
+    )
+    template = k8s.TrainingJobTemplate(
+        f"{team}-vision",
+        {
+            **args["job"].model_dump(by_alias=True),
+            "queue": queue.local_queue_names[train_ns],
+        },
+        team=train,
+        opts=on_cluster,
+    )
+    pulumi.export("submitCommand", template.submit_command)
+    pulumi.export("stopQueueCommand", queue.stop_command)
+    pulumi.export("resumeQueueCommand", queue.resume_command)
+# The lead's k8s.InferenceService (serving namespace, two versions, HTTPRoute on GKE's
+# Gateway API) and k8s.ImagePolicy go here, on `on_cluster` and, for the ScaledObject,
+# after the operators stack (KEDA) like the queue.
+
+pulumi.export("kubeconfig", pulumi.Output.secret(cluster.kubeconfig()))
+pulumi.export("trainingNamespace", train.namespace_name)
+pulumi.export("servingNamespace", serve.namespace_name)
+pulumi.export("gpuAlerts", monitoring.alert_names)
+pulumi.export("kueueFlavors", pool.kueue_flavors())

@@ -1,0 +1,187 @@
+"""The GKE example stack: the cluster, its Spot GPU pool and the team's Kubernetes platform
+in one program. Every Kubernetes object goes to the new cluster through its kubeconfig, the
+queue is fed by the pool's own flavors, Kueue's objects wait for the operators stack, the
+firewall admits the nodes by the account the cluster gives them, every rule passes, and bad
+config is one ConfigError before anything is registered."""
+
+import ast
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from aistack import engine, gcp, policy
+from aistack.engine import runner
+from aistack.errors import ConfigError
+
+PROJECT = Path(__file__).resolve().parents[1]
+OPERATORS = PROJECT.parent / "kubernetes-operators"
+CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+
+
+def _with_config(tmp_path: Path, **changes) -> Path:
+    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
+    stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
+    document = yaml.safe_load(stack_file.read_text())
+    document["config"].update({f"gke-training:{key}": value for key, value in changes.items()})
+    stack_file.write_text(yaml.safe_dump(document))
+    return tmp_path / "stack"
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return engine.run_project(PROJECT, stack="dev")
+
+
+def test_every_kubernetes_object_goes_to_the_new_cluster(graph):
+    (provider,) = graph.of_type("pulumi:providers:kubernetes")
+    # The kubeconfig is the cluster's: its endpoint, signing in with gke-gcloud-auth-plugin.
+    (cluster,) = graph.of_type("gcp:container/cluster:Cluster")
+    kubeconfig = provider.inputs["kubeconfig"]
+    assert f"server: https://{cluster.outputs['endpoint']}" in kubeconfig
+    assert "command: gke-gcloud-auth-plugin" in kubeconfig
+    objects = [r for r in graph.resources if r.type.startswith("kubernetes:") and r.custom]
+    assert objects and {r.provider.rpartition("::")[0] for r in objects} == {provider.urn}
+
+
+def test_the_queue_admits_at_most_the_pool_s_gpus_on_its_spot_nodes(graph):
+    (cluster_queue,) = graph.of_type(CLUSTER_QUEUE)
+    (group,) = cluster_queue.inputs["spec"]["resourceGroups"]
+    (flavor,) = group["flavors"]
+    assert flavor["name"] == "l4-spot-spot"
+    gpu = next(r for r in flavor["resources"] if r["name"] == "nvidia.com/gpu")
+    assert int(gpu["nominalQuota"]) == 4  # 4 x g2-standard-8, one L4 each
+    pool = graph.named("l4-spot-pool")
+    (resource_flavor,) = graph.of_type("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor")
+    node_labels = resource_flavor.inputs["spec"]["nodeLabels"]
+    # The pool's own labels, plus the one GKE puts on Spot nodes itself.
+    assert (
+        pool.inputs["nodeConfig"]["labels"].items()
+        >= {
+            "aistack.dev/pool": "l4-spot",
+            "aistack.dev/capacity": "spot",
+        }.items()
+    )
+    assert node_labels == {
+        "aistack.dev/pool": "l4-spot",
+        "aistack.dev/capacity": "spot",
+        "cloud.google.com/gke-spot": "true",
+    }
+
+
+def test_the_flavors_validated_up_front_are_the_ones_the_pool_gives(graph):
+    # planned_flavors() stands in for pool.kueue_flavors() before the pool exists: they
+    # must agree, or the queue was validated against something else.
+    given = graph.stack_outputs["kueueFlavors"]
+    tree = ast.parse((PROJECT / "__main__.py").read_text())
+    function = next(
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "planned_flavors"
+    )
+    namespace = {"Any": Any, "gcp": gcp, "POOL": "l4-spot"}
+    exec(compile(ast.Module([function], []), "__main__.py", "exec"), namespace)
+    parsed = gcp.GpuNodePoolArgs.parse(
+        {
+            "governance": {"owner": "o", "costCenter": "c", "allowedRegions": ["europe-west4"]},
+            "machineType": "g2-standard-8",
+            "market": "spot",
+            "maxNodes": 4,
+        },
+        where="pool",
+    )
+    assert namespace["planned_flavors"](parsed) == given
+
+
+def test_kueue_s_objects_wait_for_the_operators_stack(tmp_path):
+    first = engine.run_project(_with_config(tmp_path, operatorsInstalled=False), stack="dev")
+    kinds = {r.type for r in first.resources}
+    assert not any("kueue.x-k8s.io" in kind for kind in kinds)
+    assert "submitCommand" not in first.stack_outputs
+    # The cloud half, the namespaces and the managed-Prometheus monitoring (GKE installs
+    # its CRDs with the cluster) are there from the first run.
+    assert "gcp:container/nodePool:NodePool" in kinds
+    assert {"vision-train", "vision-serve"} == {
+        r.outputs["metadata"]["name"] for r in first.of_type("kubernetes:core/v1:Namespace")
+    }
+    assert any(kind.startswith("kubernetes:monitoring.googleapis.com/") for kind in kinds)
+
+
+def test_the_operators_stack_for_gke_reaches_this_cluster_s_control_plane(graph):
+    (cluster,) = graph.of_type("gcp:container/cluster:Cluster")
+    master = cluster.inputs["privateClusterConfig"]["masterIpv4CidrBlock"]
+    operators = yaml.safe_load((OPERATORS / "Pulumi.gke.yaml").read_text())["config"]
+    assert operators["k8s-operators:gke"] is True
+    assert operators["k8s-operators:apiServer"] == {"cidrs": [master], "port": 443}
+
+
+def test_the_firewall_admits_the_nodes_by_the_account_the_cluster_gives_them(graph):
+    nodes = graph.named("train-nodes")
+    pool = graph.named("l4-spot-pool")
+    assert pool.inputs["nodeConfig"]["serviceAccount"] == nodes.outputs["email"]
+    training = [
+        r
+        for r in graph.of_type("gcp:compute/firewall:Firewall")
+        if r.inputs.get("targetServiceAccounts")
+    ]
+    assert training and all(
+        r.inputs["targetServiceAccounts"] == [nodes.outputs["email"]] for r in training
+    )
+
+
+def test_the_trainer_reaches_its_data_as_its_own_google_account(graph):
+    trainer = graph.named("identity-trainer")
+    account = next(
+        r
+        for r in graph.of_type("kubernetes:core/v1:ServiceAccount")
+        if r.outputs["metadata"]["name"] == "trainer"
+    )
+    annotations = account.outputs["metadata"]["annotations"]
+    assert annotations["iam.gke.io/gcp-service-account"] == trainer.outputs["email"]
+    grants = {
+        (r.inputs["bucket"], r.inputs["role"])
+        for r in graph.of_type("gcp:storage/bucketIAMMember:BucketIAMMember")
+        if r.inputs["member"] == f"serviceAccount:{trainer.outputs['email']}"
+    }
+    assert grants == {
+        ("team-ml-prod-datasets", "roles/storage.objectViewer"),
+        ("team-ml-prod-checkpoints", "roles/storage.objectUser"),
+    }
+
+
+def test_every_rule_passes(graph):
+    failed = [
+        (rule.id, finding.resource_name, finding.message)
+        for rule in policy.all_rules()
+        for finding in rule.evaluate(graph)
+        if finding.status == "non-compliant"
+    ]
+    assert failed == []
+
+
+def test_the_checklist_items_of_both_halves_pass(graph, aistack_stack):
+    aistack_stack.check(graph, "C1", "C2", "C3", "C5", "C6", "S1", "T1", "T2", "T3", "T5")
+    aistack_stack.check(graph, "D3", "D4", "E1", "E3", "E4", "E5")
+
+
+def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
+    stack = _with_config(
+        tmp_path,
+        maxNodes=0,
+        trainingImage="registry.example.com/vision:latest",
+        servingGpus=-1,
+    )
+    registered = []
+    register = runner.RecordingMonitor.RegisterResource
+
+    def counting(self, request):
+        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
+            registered.append(request.name)
+        return register(self, request)
+
+    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
+    with pytest.raises(ConfigError) as caught:
+        engine.run_project(stack, stack="dev")
+    fields = {problem.field.split(".")[0] for problem in caught.value.problems}
+    assert fields == {"pool", "job", "serve"}, fields
+    assert registered == []
