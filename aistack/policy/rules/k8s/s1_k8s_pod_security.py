@@ -5,6 +5,8 @@ import re
 from aistack.policy import fail, ok, rule
 from aistack.queries.k8s import NAMESPACE, SYSTEM_NAMESPACES, metadata_of, namespace_of
 
+#: The annotation that declares why a namespace of node agents may not be restricted.
+PRIVILEGED_BECAUSE = "aistack.dev/privileged-because"
 #: A Kubernetes minor version (`v1.30`); `latest` or no version follows the cluster.
 _PINNED = re.compile(r"v1\.\d+")
 
@@ -18,15 +20,27 @@ _PINNED = re.compile(r"v1\.\d+")
     "the node's credentials and kubelet are one host path away. Pinning the version keeps a "
     "cluster upgrade from changing which pods are admitted.",
     fix="Use k8s.TeamNamespace, or label the namespace pod-security.kubernetes.io/enforce: "
-    "restricted and pod-security.kubernetes.io/enforce-version: v1.<minor>.",
+    "restricted and pod-security.kubernetes.io/enforce-version: v1.<minor>. A node agent "
+    "that must run privileged (a GPU metrics exporter reading the kubelet's sockets) gets a "
+    "namespace of its own annotated aistack.dev/privileged-because: <why>; team namespaces "
+    "(aistack.dev/tier) never can.",
 )
 def check(graph):
     for namespace in graph.of_type(NAMESPACE):
         name = namespace_of(namespace)
         if name in SYSTEM_NAMESPACES:
             continue
-        labels = metadata_of(namespace).get("labels") or {}
+        metadata = metadata_of(namespace)
+        labels = metadata.get("labels") or {}
         level = labels.get("pod-security.kubernetes.io/enforce")
+        because = (metadata.get("annotations") or {}).get(PRIVILEGED_BECAUSE)
+        if level != "restricted" and because and "aistack.dev/tier" not in labels:
+            # The explicit opt-out: a node agent's own namespace, with the reason on it.
+            yield ok(
+                namespace,
+                f"namespace {name!r} is {level or 'unenforced'} by declaration: {because}",
+            )
+            continue
         version = labels.get("pod-security.kubernetes.io/enforce-version", "")
         if level != "restricted":
             yield fail(

@@ -105,6 +105,40 @@ def test_s1_04_a_namespace_not_enforcing_pinned_restricted_fails(verdicts, label
     assert verdicts("AIS-S1-04", lambda: _bare_namespace(labels)) == {"bare": "non-compliant"}
 
 
+PRIVILEGED = {
+    "pod-security.kubernetes.io/enforce": "privileged",
+    "pod-security.kubernetes.io/enforce-version": "v1.30",
+}
+
+
+def test_s1_04_a_node_agents_namespace_may_be_privileged_with_its_reason(verdicts):
+    def program():
+        k8s.core.v1.Namespace(
+            "dcgm",
+            metadata={
+                "name": "dcgm-exporter",
+                "labels": PRIVILEGED,
+                "annotations": {"aistack.dev/privileged-because": "reads the kubelet's socket"},
+            },
+        )
+
+    assert verdicts("AIS-S1-04", program) == {"dcgm": "compliant"}
+
+
+def test_s1_04_a_team_namespace_cannot_declare_itself_privileged(verdicts):
+    def program():
+        k8s.core.v1.Namespace(
+            "bare",
+            metadata={
+                "name": "bare",
+                "labels": {**PRIVILEGED, "aistack.dev/tier": "train"},
+                "annotations": {"aistack.dev/privileged-because": "convenience"},
+            },
+        )
+
+    assert verdicts("AIS-S1-04", program) == {"bare": "non-compliant"}
+
+
 # ---- C3: quota -------------------------------------------------------------------------
 
 
