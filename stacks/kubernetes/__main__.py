@@ -2,7 +2,9 @@
 context in the stack's config: a namespace to train in and one to serve from (quota'd, Pod
 Security restricted, default-deny, keyless ServiceAccounts), a Kueue queue capped at the
 GPU node pool's maximum with Spot first, a training job template that resumes and stops
-itself, GPU monitoring with idle and starvation alerts, and a model served in two versions
+itself, GPU monitoring with idle and starvation alerts, admission policies that refuse
+images without a digest and serving pods without an explicit model version, and a model
+served in two versions
 behind the aistack gateway, weighted by an HTTPRoute, autoscaled up to a cap and alerted
 on latency, errors, cost and quality. The cluster and its GPU node pools are the cloud's
 (gcp.GkeCluster + gcp.GpuNodePool, or aws.KarpenterGpuPool on EKS: stacks/kubernetes-eks);
@@ -141,6 +143,8 @@ blocks = {
         ),
         "quality": {"threshold": 0.7},
     },
+    # Cluster-wide admission: images by digest, serving pods with an explicit version.
+    "admission": {"governance": governance},
     # gcp.GkeCluster turns on GKE's managed DCGM metrics: nothing to scrape here.
     "monitoring": {
         "platform": "gke-managed-prometheus",
@@ -157,6 +161,7 @@ parse_all(
         "job": (k8s.TrainingJobTemplateArgs, blocks["job"]),
         "monitoring": (k8s.GpuMonitoringArgs, blocks["monitoring"]),
         "inference": (k8s.InferenceServiceArgs, blocks["inference"]),
+        "admission": (k8s.ImagePolicyArgs, blocks["admission"]),
     }
 )
 
@@ -170,6 +175,7 @@ llama = k8s.TrainingJobTemplate(
     team=train,
 )
 monitoring = k8s.GpuMonitoring("gpu", blocks["monitoring"])
+k8s.ImagePolicy("image-policy", blocks["admission"])
 chat = k8s.InferenceService(blocks["inference"]["modelName"], blocks["inference"], team=serve)
 
 pulumi.export("trainingNamespace", train.namespace_name)
