@@ -22,6 +22,7 @@ __all__ = [
     "MODEL_VERSION_LABEL",
     "ServingWorkload",
     "autoscalers",
+    "serving_pools",
     "routes",
     "serving_workloads",
 ]
@@ -82,6 +83,17 @@ def serving_workloads(graph: StackGraph) -> list[ServingWorkload]:
         if workload.model is not None or workload.namespace in serve:
             found.append(workload)
     return found
+
+
+def serving_pools(graph: StackGraph) -> set[str]:
+    """The node pools (`aistack.dev/pool` values) serving workloads are pinned to: their
+    nodes are the replicas', which the serving cost estimator prices."""
+    pools = set()
+    for workload in serving_workloads(graph):
+        pool = (workload.pod_spec.get("nodeSelector") or {}).get("aistack.dev/pool")
+        if pool:
+            pools.add(str(pool))
+    return pools
 
 
 def autoscalers(graph: StackGraph) -> Iterator[tuple[Resource, str, str | None, dict[str, Any]]]:

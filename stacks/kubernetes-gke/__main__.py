@@ -1,8 +1,10 @@
-"""A team's GPU training on GKE in one program: the cloud half (a private VPC, a private
-regional GKE cluster, a Spot GPU node pool from zero) and, through a Kubernetes provider
-built from the cluster's kubeconfig, the Kubernetes half (a training and a serving
-namespace, a Kueue queue fed by the pool's own flavors, a job template, GPU monitoring on
-GKE's managed Prometheus and DCGM).
+"""A team's GPU training and serving on GKE in one program: the cloud half (a private VPC, a
+private regional GKE cluster, a Spot GPU node pool from zero for training, an on-demand one
+for serving) and, through a Kubernetes provider built from the cluster's kubeconfig, the
+Kubernetes half (a training and a serving namespace, a Kueue queue fed by the pool's own
+flavors, a job template, GPU monitoring on GKE's managed Prometheus and DCGM, a model served
+in two versions behind the aistack gateway on GKE's Gateway API, and the admission policies
+that refuse images without a digest).
 
 The order of a first deployment, and why: Kueue's objects are custom resources, and a
 custom resource cannot be created, or previewed, before its CRD is installed
@@ -50,7 +52,7 @@ governance = {
     "environment": pulumi.get_stack(),
     "allowedRegions": [region],
 }
-POOL, QUEUE = "l4-spot", f"{team}-gpu"
+POOL, QUEUE, SERVING_POOL = "l4-spot", f"{team}-gpu", "l4-serve"
 train_ns, serve_ns = f"{team}-train", f"{team}-serve"
 # The nodes' account (gcp.GkeCluster makes it): named here, so the network's firewall can
 # admit the training nodes by it before the cluster exists.
@@ -92,6 +94,47 @@ def planned_flavors(pool: gcp.GpuNodePoolArgs | None) -> list[dict[str, Any]]:
             "gpuResource": "nvidia.com/gpu",
         }
     ]
+
+
+def inference_args() -> dict[str, Any]:
+    """The served model: every version deployed, the live one taking all traffic
+    (rollback: `pulumi config set liveVersion <version> && pulumi up`)."""
+    live = config.require("liveVersion")
+    return {
+        "governance": governance,
+        "modelName": config.require("modelName"),
+        "versions": [
+            {"version": version, "weight": 100 if version == live else 0}
+            for version in config.require_object("servedVersions")
+        ],
+        "image": config.require("servingImage"),
+        "gatewayImage": config.require("gatewayImage"),
+        "model": {"uri": config.require("modelUri"), "syncImage": config.require("modelSyncImage")},
+        "nodeLabels": {"aistack.dev/pool": SERVING_POOL},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "cpu": "6",
+        "memory": "24Gi",
+        "maxReplicas": config.require_int("servingGpus") - 1,
+        # GKE's custom metrics adapter serves Managed Prometheus series under this name.
+        "autoscaling": {
+            "kind": "hpa",
+            "hpaMetric": "prometheus.googleapis.com|vllm:num_requests_waiting|gauge",
+        },
+        "requestLogging": "metadata",
+        "fallback": "previous_version",
+        # The platform's internal Gateway (gke-l7-rilb) and the region's proxy-only subnet.
+        "parentGateway": {"name": "internal", "namespace": "gateway"},
+        "ingressFrom": [
+            {"cidr": config.require("proxyOnlySubnet"), "purpose": "the Gateway's proxies"},
+            {"cidr": "35.191.0.0/16", "purpose": "Google Cloud health checks"},
+            {"cidr": "130.211.0.0/22", "purpose": "Google Cloud health checks"},
+        ],
+        "trustedProxyCidrs": [config.require("proxyOnlySubnet")],
+        "monitoring": "gke-managed-prometheus",
+        "latencySloMs": 6000,
+        "replicaHourlyCostUsd": config.require_float("replicaHourlyCostUsd"),
+        "quality": {"threshold": 0.7},
+    }
 
 
 # Every block validated before the first resource: one ConfigError naming every problem.
@@ -159,7 +202,14 @@ try:
                             "kubernetesServiceAccounts": [
                                 {"namespace": train_ns, "serviceAccount": "trainer"}
                             ],
-                        }
+                        },
+                        # The model servers read the models bucket (the copy init container).
+                        {
+                            "name": "server",
+                            "kubernetesServiceAccounts": [
+                                {"namespace": serve_ns, "serviceAccount": "server"}
+                            ],
+                        },
                     ],
                 },
             ),
@@ -184,9 +234,22 @@ try:
                     "tier": "serve",
                     "gpus": config.require_int("servingGpus"),
                     "governance": governance,
-                    "serviceAccounts": [{"name": "server"}],
+                    "serviceAccounts": [{"name": "server", "identity": "gke-workload-identity"}],
+                    "allowEgress": [google_apis],
                 },
             ),
+            "servingPool": (
+                gcp.GpuNodePoolArgs,
+                {
+                    "governance": governance,
+                    "machineType": config.require("machineType"),
+                    # Serving on demand: a Spot reclaim takes replicas away under load.
+                    "market": "on-demand",
+                    "maxNodes": config.require_int("servingGpus"),
+                },
+            ),
+            "inference": (k8s.InferenceServiceArgs, inference_args()),
+            "admission": (k8s.ImagePolicyArgs, {"governance": governance}),
             "queue": (
                 k8s.TrainingQueue.check_args,
                 {
@@ -275,21 +338,29 @@ pool = gcp.GpuNodePool(
     {**pool_args.model_dump(by_alias=True), "zones": network.zones("training")},
     cluster=cluster,
 )
-gcp.GpuQuota("gpu-quota", args["quota"], services=services, pools=[pool])
+# Serving nodes of their own, on demand, from zero to one per serving GPU.
+serving_pool = gcp.GpuNodePool(
+    SERVING_POOL,
+    {**args["servingPool"].model_dump(by_alias=True), "zones": network.zones("training")},
+    cluster=cluster,
+)
+gcp.GpuQuota("gpu-quota", args["quota"], services=services, pools=[pool, serving_pool])
 logs = gcp.DatasetBucket("logs", args["logs"], services=services)
 gcp.BudgetGuard("budget", args["budget"], services=services, access_logs=logs)
 # The trainer's own Google account, reached from its Kubernetes ServiceAccount (C6).
 identity = gcp.WorkloadIdentity("identity", args["identity"], services=services, cluster=cluster)
 # The data the trainer reads and writes: the team's buckets (stacks/gcp-guardrails).
-for role, uri, what in (
-    ("roles/storage.objectViewer", config.require("datasetUri"), "dataset"),
-    ("roles/storage.objectUser", config.require("checkpointUri"), "checkpoints"),
+for workload, role, uri, what in (
+    ("trainer", "roles/storage.objectViewer", config.require("datasetUri"), "dataset"),
+    ("trainer", "roles/storage.objectUser", config.require("checkpointUri"), "checkpoints"),
+    # The servers read the model versions, nothing else (no training data: S1).
+    ("server", "roles/storage.objectViewer", config.require("modelUri"), "models"),
 ):
     pulumi_gcp.storage.BucketIAMMember(
-        f"trainer-{what}",
+        f"{workload}-{what}",
         bucket=uri.removeprefix("gs://").split("/", 1)[0],
         role=role,
-        member=identity.member("trainer"),
+        member=identity.member(workload),
     )
 
 # ---- the Kubernetes half, on that cluster ----------------------------------------------
@@ -298,7 +369,9 @@ on_cluster = pulumi.ResourceOptions(providers=[provider])
 train = k8s.TeamNamespace(
     train_ns, args["train"], opts=on_cluster, identities={"trainer": identity.email("trainer")}
 )
-serve = k8s.TeamNamespace(serve_ns, args["serve"], opts=on_cluster)
+serve = k8s.TeamNamespace(
+    serve_ns, args["serve"], opts=on_cluster, identities={"server": identity.email("server")}
+)
 monitoring = k8s.GpuMonitoring("gpu", args["monitoring"], opts=on_cluster)
 if operators_installed:
     # The pool's capacity is the queue's flavor: Kueue admits no more GPUs than the pool
@@ -324,9 +397,20 @@ if operators_installed:
     pulumi.export("submitCommand", template.submit_command)
     pulumi.export("stopQueueCommand", queue.stop_command)
     pulumi.export("resumeQueueCommand", queue.resume_command)
-# The lead's k8s.InferenceService (serving namespace, two versions, HTTPRoute on GKE's
-# Gateway API) and k8s.ImagePolicy go here, on `on_cluster` and, for the ScaledObject,
-# after the operators stack (KEDA) like the queue.
+# Serving: built-in kinds, and the HTTPRoute and Managed Prometheus objects whose CRDs GKE
+# installs with the cluster (Gateway API on, gcp.GkeCluster), so no wait for the operators.
+k8s.ImagePolicy("image-policy", args["admission"], opts=on_cluster)
+chat = k8s.InferenceService(
+    args["inference"].model_name, args["inference"], team=serve, opts=on_cluster
+)
+pulumi.export(
+    "rollbackCommand",
+    {
+        v.version: chat.rollback_command(v.version)
+        for v in args["inference"].versions
+        if v.weight == 0
+    },
+)
 
 pulumi.export("kubeconfig", pulumi.Output.secret(cluster.kubeconfig()))
 pulumi.export("trainingNamespace", train.namespace_name)

@@ -37,3 +37,15 @@ def test_a_standby_at_zero_costs_nothing():
         {"version": "1.4.0", "weight": 100},
     ]
     assert _items(versions=versions)["chat-1-3-0"].monthly_usd == 0
+
+
+def test_a_serving_node_pool_is_priced_once_as_the_replicas_on_it():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    graph = engine.run_project(root / "stacks" / "kubernetes-gke", stack="dev")
+    profile = WorkloadProfile(training_gpu_hours_per_month=400)
+    items = {item.resource: item for item in estimate(graph, profile).items}
+    assert "l4-serve-pool" not in items  # its nodes are the replicas' line
+    assert "vision-chat-1-4-0" in items
+    assert "400 GPU-h" in items["l4-spot-pool"].basis  # training's hours are not shared

@@ -7,6 +7,9 @@ at Dynamic Workload Scheduler prices, which the catalog does not hold: on-demand
 upper bound). The pools scale to zero, so idle hours cost nothing.
 Naive baseline, same work: enough on-demand nodes of the same type to do it, running all
 month (at least one), as a fixed-size GPU pool does.
+A pool the stack's serving Deployments are pinned to (their nodeSelector's `aistack.dev/pool`)
+has no line of its own: its nodes are the replicas, priced by the serving estimator
+(k8s_serving.py), and it takes no share of the training GPU-hours.
 The cluster: GKE's management fee, $0.10 per cluster-hour for Standard clusters (GKE
 pricing page, "Cluster management fee"; the monthly free-tier credit covers one zonal or
 Autopilot cluster per billing account, not a regional one), the same in both columns.
@@ -25,6 +28,7 @@ from aistack.queries.gcp import (
     is_gpu_node_pool,
     node_config,
 )
+from aistack.queries.k8s_serving import serving_pools
 
 #: GKE Standard cluster management fee, USD per cluster-hour (GKE pricing, 2026-09).
 CLUSTER_FEE_PER_HOUR = 0.10
@@ -37,16 +41,26 @@ def _region(resource: Resource) -> str | None:
     return "-".join(parts[:2]) if len(parts) == 3 else location or None
 
 
+def _pool_label(resource: Resource) -> str | None:
+    labels = node_config(resource).get("labels") or {}
+    return labels.get("aistack.dev/pool")
+
+
 @estimator(GKE_NODE_POOL)
 def _gpu_pool(resource: Resource, graph: StackGraph, profile: WorkloadProfile):
-    if not is_gpu_node_pool(resource):
+    serving = serving_pools(graph)
+    if not is_gpu_node_pool(resource) or _pool_label(resource) in serving:
         return None
     config = node_config(resource)
     offer = catalog.find("gcp", str(config.get("machineType") or ""))
     region = _region(resource)
     if offer is None or region is None or not offer.offered_in(region):
         return None
-    pools = [p for p in graph.of_type(GKE_NODE_POOL) if is_gpu_node_pool(p)]
+    pools = [
+        p
+        for p in graph.of_type(GKE_NODE_POOL)
+        if is_gpu_node_pool(p) and _pool_label(p) not in serving
+    ]
     gpu_hours = profile.training_gpu_hours_per_month / max(len(pools), 1)
     node_hours = gpu_hours / offer.gpu_count
     on_demand = offer.price(region)

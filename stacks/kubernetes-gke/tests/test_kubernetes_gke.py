@@ -164,6 +164,28 @@ def test_the_checklist_items_of_both_halves_pass(graph, aistack_stack):
     aistack_stack.check(graph, "D3", "D4", "E1", "E3", "E4", "E5")
 
 
+def test_the_model_is_served_on_its_own_on_demand_pool_and_reads_only_the_models_bucket(graph):
+    pools = {
+        p.inputs["nodeConfig"]["labels"]["aistack.dev/pool"]: p
+        for p in graph.of_type("gcp:container/nodePool:NodePool")
+    }
+    assert not pools["l4-serve"].inputs["nodeConfig"].get("spot")
+    deployments = [r for r in graph.resources if r.type == "kubernetes:apps/v1:Deployment"]
+    assert {
+        d.inputs["spec"]["template"]["spec"]["nodeSelector"]["aistack.dev/pool"]
+        for d in deployments
+    } == {"l4-serve"}
+    grants = {
+        (g.inputs["bucket"], g.inputs["role"])
+        for g in graph.of_type("gcp:storage/bucketIAMMember:BucketIAMMember")
+        if "server" in str(g.inputs["member"])
+    }
+    assert grants == {("team-ml-prod-models", "roles/storage.objectViewer")}
+    assert graph.of_type(
+        "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+    )
+
+
 def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
     stack = _with_config(
         tmp_path,
@@ -183,5 +205,6 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     with pytest.raises(ConfigError) as caught:
         engine.run_project(stack, stack="dev")
     fields = {problem.field.split(".")[0] for problem in caught.value.problems}
-    assert fields == {"pool", "job", "serve"}, fields
+    # servingGpus sizes the serving namespace, its node pool and the replicas' cap.
+    assert fields == {"pool", "job", "serve", "servingPool", "inference"}, fields
     assert registered == []
