@@ -176,7 +176,7 @@ def _print_checklist_summary(findings) -> None:
     failures = [f for f in findings.violations if id(f) in mandatory]
     advisories = [f for f in findings.violations if id(f) not in mandatory]
     console.print(
-        f"\n[bold]Checklist[/] {good}/{total} items passing or documented; "
+        f"\n[bold]Checklist[/] {good}/{total} items passing, documented or the cloud's; "
         f"{len(failures)} failing, {len(advisories)} advisory"
     )
     marked = [(f, "[red]✗ failing[/]") for f in failures]
@@ -242,7 +242,7 @@ def check(
             )
         console.print(table)
         good, total = findings.score()
-        console.print(f"{good}/{total} items passing or documented")
+        console.print(f"{good}/{total} items passing, documented or the cloud's")
     if findings.mandatory_violations:
         raise typer.Exit(1)
 

@@ -94,7 +94,7 @@ def checklist_json(report: Report) -> dict[str, Any]:
 def checklist_markdown(report: Report) -> str:
     good, total = report.score()
     lines = [
-        f"### aistack checklist: {good}/{total} items passing or documented",
+        f"### aistack checklist: {good}/{total} items passing, documented or the cloud's",
         "",
         "| ID | Item | State | Rules | Detail |",
         "|---|---|---|---|---|",
@@ -103,7 +103,8 @@ def checklist_markdown(report: Report) -> str:
         failures = [f for f in item.findings if f.failed]
         detail = "; ".join(f"`{f.resource_name}`: {f.message} Fix: {f.fix}" for f in failures)
         detail = detail or item.note
-        icon = {"passing": "✅", "failing": "❌", "documented-only": "📄"}.get(item.state, "➖")
+        icons = {"passing": "✅", "failing": "❌", "documented-only": "📄", "the-cloud": "☁️"}
+        icon = icons.get(item.state, "➖")
         lines.append(
             f"| {item.id} | {item.title} | {icon} {item.state} | "
             f"{', '.join(item.rules) or '-'} | {detail.replace('|', '/')} |"

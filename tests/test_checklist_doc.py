@@ -131,3 +131,10 @@ def test_kubernetes_components_named_exist():
         assert named <= planned | exported, f"{item_id}: {named - exported - planned}"
         if row["owner"] == "Kubernetes":
             assert named & exported, f"{item_id}: names no Kubernetes component"
+
+
+def test_what_aistack_check_calls_the_cloud_s_is_what_the_table_says():
+    from aistack.policy.checklist import ON_THE_CLOUD
+
+    owned = {item for item, row in _kubernetes_rows().items() if row["owner"] == "the cloud"}
+    assert set(ON_THE_CLOUD) == owned

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from aistack.engine.graph import Resource, StackGraph
-from aistack.policy.checklist import CHECKLIST, DOCUMENTED_ONLY
+from aistack.policy.checklist import CHECKLIST, DOCUMENTED_ONLY, ON_THE_CLOUD
 
 __all__ = [
     "CHECKLIST",
@@ -137,7 +137,9 @@ def all_rules() -> list[Rule]:
     return sorted(_REGISTRY.values(), key=lambda r: r.id)
 
 
-ItemState = Literal["passing", "failing", "not-applicable", "documented-only", "no-rule"]
+ItemState = Literal[
+    "passing", "failing", "not-applicable", "documented-only", "the-cloud", "no-rule"
+]
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,8 @@ class ItemStatus:
 class Report:
     findings: list[Finding]
     rules: list[Rule]
+    #: A stack of Kubernetes objects and no cloud resources: the cloud's items are the cloud's.
+    kubernetes_only: bool = False
 
     def __iter__(self) -> Iterator[Finding]:
         return iter(self.findings)
@@ -185,6 +189,8 @@ class Report:
                 state = "passing"
             elif item_id in DOCUMENTED_ONLY:
                 state, note = "documented-only", DOCUMENTED_ONLY[item_id]
+            elif self.kubernetes_only and item_id in ON_THE_CLOUD:
+                state, note = "the-cloud", ON_THE_CLOUD[item_id]
             elif rules:
                 state = "not-applicable"
             else:
@@ -195,12 +201,18 @@ class Report:
         return statuses
 
     def score(self) -> tuple[int, int]:
-        """(items passing or documented-only, items in the checklist)."""
-        good = sum(1 for s in self.items() if s.state in ("passing", "documented-only"))
+        """(items passing, documented-only or the cloud's, items in the checklist)."""
+        good = sum(
+            1 for s in self.items() if s.state in ("passing", "documented-only", "the-cloud")
+        )
         return good, len(CHECKLIST)
 
 
 def evaluate(graph: StackGraph, rules: Iterable[Rule] | None = None) -> Report:
     chosen = list(rules) if rules is not None else all_rules()
     findings = [finding for r in chosen for finding in r.evaluate(graph)]
-    return Report(findings, chosen)
+    types = [r.type for r in graph.resources]
+    kubernetes_only = any(t.startswith("kubernetes:") for t in types) and not any(
+        t.startswith(("aws:", "gcp:")) for t in types
+    )
+    return Report(findings, chosen, kubernetes_only)

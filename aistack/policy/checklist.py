@@ -6,7 +6,7 @@ no resource setting can prove, with the reason and what the infrastructure does 
 
 from __future__ import annotations
 
-__all__ = ["CHECKLIST", "DOCUMENTED_ONLY", "SECTIONS"]
+__all__ = ["CHECKLIST", "DOCUMENTED_ONLY", "ON_THE_CLOUD", "SECTIONS"]
 
 CHECKLIST: dict[str, str] = {
     "C1": "Request GPU quota before you need it",
@@ -68,4 +68,22 @@ DOCUMENTED_ONLY: dict[str, str] = {
     "T4": "Early stopping is a training-loop decision. The infrastructure makes it pay: a "
     "finished job releases its capacity (Batch minimum 0 vCPUs, ASG scale-to-zero), so a run "
     "that stops early stops billing.",
+}
+
+
+#: Items a Kubernetes stack cannot keep with Kubernetes objects: the cloud under the cluster
+#: does, with the component named (docs/checklist.md, "On Kubernetes", owner "the cloud").
+#: A stack of Kubernetes objects only shows them as the cloud's, not as missing.
+ON_THE_CLOUD: dict[str, str] = {
+    "C1": "GPU quota is the cloud's: gcp.GpuQuota / aws.GpuQuota from the pools' quota_needs().",
+    "C2": "The node pools' zones are the cloud's: gcp.GpuNodePool, aws.KarpenterGpuPool.",
+    "C4": "The cluster's and the buckets' regions are the cloud's: gcp.GkeCluster, "
+    "aws.DatasetBucket / gcp.DatasetBucket.",
+    "D1": "Datasets live in object storage: aws.DatasetBucket, gcp.DatasetBucket.",
+    "D2": "The cluster sits in the buckets' region: gcp.GkeCluster datasets=, the EKS region.",
+    "D5": "Legal basis and classification are the datasets' metadata (aws.DatasetBucket, "
+    "gcp.DatasetBucket).",
+    "D6": "Lineage and licence are the datasets' metadata (aws.DatasetBucket, gcp.DatasetBucket).",
+    "T6": "Pod logs are kept by the cluster's log pipeline: gcp.GkeCluster workload logging.",
+    "G1": "The datasets' legal basis: DatasetMetadata on aws.DatasetBucket / gcp.DatasetBucket.",
 }

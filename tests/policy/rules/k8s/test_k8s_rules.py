@@ -262,3 +262,14 @@ def test_c6_10_an_account_that_mounts_its_token_silently_fails(verdicts, automou
         )
 
     assert verdicts("AIS-C6-11", program) == {"sa": "non-compliant"}
+
+
+# ---- G6: third parties -------------------------------------------------------------------
+
+
+def test_g6_02_a_team_namespace_declares_its_third_parties(verdicts):
+    assert verdicts("AIS-G6-02", _team) == {"ml-train-namespace": "compliant"}
+
+
+def test_g6_02_a_namespace_without_the_declaration_fails(verdicts):
+    assert verdicts("AIS-G6-02", _bare_namespace) == {"bare": "non-compliant"}
