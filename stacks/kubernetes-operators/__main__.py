@@ -36,7 +36,7 @@ from pydantic import Field, field_validator, model_validator
 
 from aistack.config import AistackModel, Governance, parse_all
 from aistack.k8s import EgressAllow
-from aistack.k8s._base import labels_for
+from aistack.k8s._base import annotations_for, labels_for
 from aistack.k8s._versions import OLDEST_KUBERNETES
 
 #: The releases installed here. `crds` is the directory of aistack/scan/data/crds whose
@@ -311,11 +311,11 @@ def namespace(key: str, *, privileged: str | None = None) -> kubernetes.core.v1.
         metadata={
             "name": name,
             "labels": {**labels, **pss},
-            **(
-                {"annotations": {"aistack.dev/privileged-because": privileged}}
-                if privileged
-                else {}
-            ),
+            # Governance as on every aistack namespace: owner, regions, third parties (G6).
+            "annotations": {
+                **annotations_for(settings.governance),
+                **({"aistack.dev/privileged-because": privileged} if privileged else {}),
+            },
         },
     )
     opts = pulumi.ResourceOptions(parent=ns)

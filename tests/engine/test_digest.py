@@ -39,7 +39,7 @@ DIGESTS = {
     "gcp-guardrails": "6df50386e7ea9117258c3f1803f332709abc081ff36829736b0926a1a9213a08",
     "kubernetes": "3f81c2671f5c2f7a06ca1f7b3bf7b1508d237b846045c2e1d2a061bf018a3404",
     "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
-    "kubernetes-operators": "e83e1df45ab3ace37a3df1754b228c5d78e2021dce4517c064bc7d601f5ca02c",
+    "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "e5648f672402f52d72f098f16adc9a5decdf56450a3b84beb1e447d61dc161cd",
 }
 
