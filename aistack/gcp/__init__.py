@@ -32,6 +32,8 @@ _EXPORTS = {
     "GkeClusterArgs": "aistack.gcp.gke_cluster",
     "GpuNodePool": "aistack.gcp.gpu_node_pool",
     "GpuNodePoolArgs": "aistack.gcp.gpu_node_pool",
+    "TrainingPool": "aistack.gcp.training_pool",
+    "TrainingPoolArgs": "aistack.gcp.training_pool",
 }
 
 __all__ = sorted(_EXPORTS)
