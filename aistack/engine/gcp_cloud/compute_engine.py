@@ -11,10 +11,10 @@ with its source:
 - a SCRATCH (local SSD) disk of another size than 375 GB, or not of type local-ssd
   (pulumi-gcp RegionInstanceTemplateDisk `disk_size_gb`: "for SCRATCH disks, the size must
   be exactly 375GB");
-- Spot or preemptible scheduling with automatic restart or live migration (pulumi-gcp
+- Spot or preemptible scheduling that asks for automatic restart or live migration (pulumi-gcp
   RegionInstanceTemplateScheduling: preemptible VMs need `automatic_restart = false` and
   `on_host_maintenance = "TERMINATE"`);
-- a GPU machine type (a2, a3, g2) that live-migrates (Compute Engine docs, "GPU host
+- a GPU machine type (a2, a3, g2) that asks to live-migrate (Compute Engine docs, "GPU host
   maintenance": GPU VMs must stop for host maintenance), or that declares guest
   accelerators (Compute Engine docs, "GPU machine types": those types attach their GPUs);
 - `max_run_duration` with a termination action other than DELETE (pulumi-gcp scheduling
@@ -101,8 +101,10 @@ def _check_template(name: str, inputs: dict[str, Any]) -> None:
             )
     scheduling = inputs.get("scheduling") or {}
     spot = scheduling.get("provisioningModel") == "SPOT" or scheduling.get("preemptible")
-    migrates = scheduling.get("onHostMaintenance", "MIGRATE") != "TERMINATE"
-    if spot and (scheduling.get("automaticRestart", True) or migrates):
+    # Only explicit values: left unset, Compute Engine picks TERMINATE and no restart for
+    # Spot VMs itself.
+    migrates = scheduling.get("onHostMaintenance") == "MIGRATE"
+    if spot and (scheduling.get("automaticRestart") is True or migrates):
         raise SimulatedGcpError(
             "googleapi: Error 400: Invalid value for field 'resource.properties.scheduling': "
             "preemptible and Spot VMs need automaticRestart false and onHostMaintenance "
