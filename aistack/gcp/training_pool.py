@@ -406,7 +406,11 @@ class TrainingPool(pulumi.ComponentResource):
                 "aistack-pool": name,
             },
             labels=labels,
-            opts=child_opts(self, depends_on=[*apis, network]),
+            # The whole network (its firewall rules) when it is the component itself.
+            opts=child_opts(
+                self,
+                depends_on=[*apis, *([network] if isinstance(network, pulumi.Resource) else [])],
+            ),
         )
 
         # ---- the group: 0 VMs until a run asks, autohealing --------------------------

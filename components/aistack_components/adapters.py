@@ -47,6 +47,7 @@ from aistack.gcp.gpu_node_pool import GpuNodePool
 from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.network import Network as VpcNetwork
 from aistack.gcp.project_services import ProjectServices
+from aistack.gcp.training_pool import TrainingPool as GceTrainingPool
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
 from aistack.k8s.team_namespace import TeamNamespace
@@ -72,6 +73,7 @@ from aistack_components.args import (
     GcpGpuQuotaArgs,
     GcpNetworkArgs,
     GcpProjectServicesArgs,
+    GcpTrainingPoolArgs,
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
     K8sTeamNamespaceArgs,
@@ -79,7 +81,14 @@ from aistack_components.args import (
     K8sTrainingQueueArgs,
 )
 from aistack_components.codegen import WIRING
-from aistack_components.gcp_wiring import ClusterRef, LogsBucketRef, ServicesRef, waiting_for
+from aistack_components.gcp_wiring import (
+    ClusterRef,
+    GcsBucketRef,
+    LogsBucketRef,
+    ServicesRef,
+    TrainingNetworkRef,
+    waiting_for,
+)
 from aistack_components.wiring import BucketArn, BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
@@ -737,6 +746,66 @@ class GcpGpuNodePool(_Adapter, args=GcpGpuNodePoolArgs, component=GpuNodePool):
         return GpuNodePool(name, args, opts, cluster=cluster)  # type: ignore[arg-type]
 
 
+class GcpTrainingPool(_Adapter, args=GcpTrainingPoolArgs, component=GceTrainingPool):
+    """Spot GPU VMs in a regional managed instance group from 0 (T1-T6, C5, C6, D2-D4):
+    local SSD cache, checkpoint flush and restore, idle VMs deleted through the group,
+    starvation and idle alerts, a regional log bucket. datasetVersion is required here: the
+    bucket's metadata is in another program."""
+
+    group_name: str
+    """The managed instance group (runs create VMs in it: the submit command)."""
+    group_id: pulumi.Output[str]
+    service_account_email: pulumi.Output[str]
+    dataset_uri: pulumi.Output[str]
+    checkpoint_uri: pulumi.Output[str]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring, services = _services("GcpTrainingPool", args)
+        if not args.get("datasetVersion"):
+            raise ConfigError(
+                "is required when the pool is wired by names: the dataset bucket's version "
+                "is recorded in the program that made it.",
+                field=f"{name}.datasetVersion",
+                fix="set datasetVersion to the dataset's pinned version (D4).",
+            )
+        region = str(args.get("region"))
+        network = TrainingNetworkRef(
+            region,
+            wiring["training_subnet_self_link"],
+            wiring["training_service_account_email"],
+            list(wiring["training_zones"] or []),
+            wiring["training_health_check_port"],
+        )
+        buckets = [
+            GcsBucketRef(
+                label,
+                kind=label,
+                region=region,
+                bucket_name=wiring[f"{label}_bucket_name"],
+                services=services,
+                dataset_version=args.get("datasetVersion"),
+            )
+            for label in ("dataset", "checkpoints")
+        ]
+        # Outputs (e.g. a BudgetGuard's channel ids): the keyword, not the config field.
+        channels = args.pop("notificationChannels", None)
+        return _owning(
+            GceTrainingPool,
+            buckets,  # type: ignore[arg-type]
+            name,
+            args,
+            opts,
+            notification_channels=channels,
+            services=services,
+            network=network,
+            dataset=buckets[0],
+            checkpoints=buckets[1],
+        )
+
+
 # ---- Kubernetes -----------------------------------------------------------------------------
 
 
@@ -811,6 +880,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpNetwork,
     GcpGkeCluster,
     GcpGpuNodePool,
+    GcpTrainingPool,
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,

@@ -59,6 +59,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpNetwork": ("aistack.gcp.network", "NetworkArgs"),
     "GcpGkeCluster": ("aistack.gcp.gke_cluster", "GkeClusterArgs"),
     "GcpGpuNodePool": ("aistack.gcp.gpu_node_pool", "GpuNodePoolArgs"),
+    "GcpTrainingPool": ("aistack.gcp.training_pool", "TrainingPoolArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
     "K8sTrainingJobTemplate": (
@@ -246,6 +247,46 @@ WIRING: dict[str, list[Wiring]] = {
         ),
     ],
     "GcpGkeCluster": _gcp_services(),
+    "GcpTrainingPool": [
+        *_gcp_services(),
+        (
+            "training_subnet_self_link",
+            "str",
+            True,
+            "The GcpNetwork's subnetSelfLinks[\"training\"]: the VMs' subnet (no external IP).",
+        ),
+        (
+            "training_service_account_email",
+            "str",
+            True,
+            "The service account the network's training firewall rules name (its "
+            "serviceAccounts training entry): the VMs run as it.",
+        ),
+        (
+            "training_zones",
+            "plain:list[str]",
+            True,
+            "The GcpNetwork's plannedZones[\"training\"] (plain: the group's zones).",
+        ),
+        (
+            "training_health_check_port",
+            "plain:int",
+            True,
+            "The GcpNetwork's trainingHealthCheckPort (plain): the autohealing check's port.",
+        ),
+        (
+            "dataset_bucket_name",
+            "str",
+            True,
+            "The dataset GcpDatasetBucket's bucket name (kind dataset, the pool's region).",
+        ),
+        (
+            "checkpoints_bucket_name",
+            "str",
+            True,
+            "The checkpoints GcpDatasetBucket's bucket name (kind checkpoints, same region).",
+        ),
+    ],
     "GcpGpuNodePool": [
         (
             "project",

@@ -53,6 +53,14 @@ WIRING = {
     "GcpNetwork": {"enabledServices", "serviceAccounts"},
     "GcpGkeCluster": {"enabledServices"},
     "GcpGpuNodePool": {"clusterId", "nodeServiceAccountEmail"},
+    "GcpTrainingPool": {
+        "enabledServices",
+        "notificationChannels",
+        "trainingSubnetSelfLink",
+        "trainingServiceAccountEmail",
+        "datasetBucketName",
+        "checkpointsBucketName",
+    },
     # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
     "K8sTeamNamespace": {"identities"},
 }
@@ -68,6 +76,7 @@ PLAIN_WIRING = {
     "GcpNetwork": {"project", "datasetRegion"},
     "GcpGkeCluster": {"project"},
     "GcpGpuNodePool": {"project", "clusterRegion"},
+    "GcpTrainingPool": {"project", "trainingZones", "trainingHealthCheckPort"},
 }
 
 
