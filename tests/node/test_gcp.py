@@ -471,3 +471,50 @@ def test_the_aws_copies_pass_shellcheck_too(tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_training_pools_startup_script_deletes_the_vm_through_its_own_group(node):
+    """gcp.TrainingPool's rendered startup script, booted under stubs: past the wall clock
+    the installed scripts delete this VM through the pool's group, in the pool's region."""
+    from aistack import engine
+    from tests.gcp.conftest import GOVERNANCE
+    from tests.gcp.test_training_pool import PROJECT, stack
+
+    graph = engine.run(
+        stack(dict(GOVERNANCE)), config={"gcp:project": PROJECT, "gcp:region": "europe-west4"}
+    )
+    script = graph.named("train-template").inputs["metadata"]["startup-script"]
+    install = node.root / "opt" / "aistack"
+    # The node's paths, inside the sandbox (the env file's values win over the process's).
+    script = (
+        script.replace("/opt/aistack", str(install))
+        .replace("/etc/aistack", str(node.root / "etc"))
+        .replace("=/mnt/nvme", f"={node.cache}")
+    )
+    assert not re.search(r"(?<![\w/-])/(etc|opt|mnt)/", script.split("AISTACK_SCRIPTS")[0])
+    (node.root / "startup-script").write_text(script)
+    dataset = re.search(r"AISTACK_DATASET_URI=gs://(\S+)", script).group(1)
+    shard = node.root / "gcs" / dataset / "2024-06-01" / "shard-0000.tar"
+    shard.parent.mkdir(parents=True)
+    shard.write_text("tickets")
+    node.answer("nvidia-smi", out="97\n")
+    env = {
+        "AISTACK_SERVICE_MANAGER": "systemd",
+        "AISTACK_SYSTEMD_DIR": str(node.root / "systemd"),
+        "AISTACK_OPS_AGENT_CONFIG": str(node.root / "ops-agent.yaml"),
+        "AISTACK_CACHE_DIR": str(node.cache),
+    }
+    node.run("startup-script", script_dir=node.root, **env)
+    assert (node.cache / "datasets" / "tickets" / "2024-06-01" / "shard-0000.tar").exists()
+    boot(node, minutes_ago=721)
+    node.clear_calls()
+    node.run(
+        "wallclock-limit.sh",
+        "--once",
+        script_dir=install,
+        AISTACK_ENV_FILE=str(node.root / "etc" / "node.env"),
+    )
+    assert node.calls("gcloud") == [
+        ["compute", "instance-groups", "managed", "delete-instances", "train-mig",
+         f"--instances={GCE_NAME}", "--region=europe-west4", "--quiet"]
+    ]  # fmt: skip
