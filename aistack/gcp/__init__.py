@@ -34,6 +34,8 @@ _EXPORTS = {
     "GpuNodePoolArgs": "aistack.gcp.gpu_node_pool",
     "Notebook": "aistack.gcp.notebook",
     "NotebookArgs": "aistack.gcp.notebook",
+    "TrainingPool": "aistack.gcp.training_pool",
+    "TrainingPoolArgs": "aistack.gcp.training_pool",
 }
 
 __all__ = sorted(_EXPORTS)

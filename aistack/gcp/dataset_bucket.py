@@ -421,5 +421,9 @@ class DatasetBucket(pulumi.ComponentResource):
             role=role,
             member=member,
             condition=condition,
-            opts=child_opts(self, depends_on=self._services.enabling(STORAGE_API)),
+            opts=child_opts(self._grant_owner(), depends_on=self._services.enabling(STORAGE_API)),
         )
+
+    def _grant_owner(self) -> pulumi.Resource:
+        """The grants' parent: this bucket (a stand-in for one names its owner instead)."""
+        return self

@@ -93,6 +93,15 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
         "cloudkms.googleapis.com",
         "logging.googleapis.com",
     ),
+    # The VMs, template, group and health check (Compute), the dataset and checkpoints
+    # (Storage), the regional log bucket and sink (Logging), the alert policies and the Ops
+    # Agent's metrics (Monitoring).
+    "TrainingPool": (
+        "compute.googleapis.com",
+        "storage.googleapis.com",
+        "logging.googleapis.com",
+        "monitoring.googleapis.com",
+    ),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

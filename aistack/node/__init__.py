@@ -1,12 +1,14 @@
-"""GPU node bootstrap: bash scripts shipped as package data, rendered into cloud-init user data.
+"""GPU node bootstrap: bash scripts shipped as package data, rendered into cloud-init user data
+(AWS) or a GCE startup script (GCP).
 
-A training node (EC2 in an auto scaling group, or an AWS Batch compute environment) runs
-`scripts/bootstrap.sh` at first boot. It starts three guards that end the node on their
-own, so a node whose later steps fail still stops billing: a hard wall-clock limit (T5),
-an idle watchdog (C5) and a spot-notice watcher that signals the trainers that asked for it
-and flushes the last checkpoint (T1). It then hands the CloudWatch agent a config for GPU
-metrics and log shipping (T3, T6), mounts the instance-store NVMe disks as a cache and syncs
-the pinned dataset version into it (D3).
+A training node (EC2 in an auto scaling group, an AWS Batch compute environment, or a GCE VM
+in a managed instance group) runs `scripts/bootstrap.sh` at first boot. It starts three
+guards that end the node on their own, so a node whose later steps fail still stops
+billing: a hard wall-clock limit (T5), an idle watchdog (C5) and a spot-notice watcher that
+signals the trainers that asked for it and flushes the last checkpoint (T1). It then hands
+the CloudWatch agent (the Ops Agent on GCP) a config for GPU metrics and log shipping (T3,
+T6), mounts the instance-store NVMe disks (local SSDs) as a cache and syncs the pinned
+dataset version into it (D3).
 
 Design rules:
 - The scripts are the implementation; Python only validates settings and renders them.
@@ -17,6 +19,9 @@ Design rules:
 - EC2 user data is limited to 16 KB, so the scripts travel as a deterministic gzip'd tar
   with their comments removed (the documented originals are `script(name)`); the same
   settings always give the same user data, so a preview shows no spurious change.
+- One set of scripts serves both clouds (`AISTACK_CLOUD`). The GCP code sits between
+  `# [gcp]` and `# [/gcp]` lines, which `render_user_data` drops: an AWS node gets exactly
+  the scripts it got before GCP support. `render_startup_script` keeps them.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from aistack.errors import AistackError, ConfigError
 __all__ = [
     "CHECKPOINT_SIGNAL_ENV",
     "CHECKPOINT_SIGNAL_LABEL",
+    "DEFAULT_GCP_LOG_NAME",
     "DEFAULT_METRICS_NAMESPACE",
     "ECS_AL2023_HOST_PACKAGES",
     "FILES",
@@ -47,8 +53,11 @@ __all__ = [
     "NodeBootstrapConfig",
     "REQUEUE_EXIT_CODE",
     "SCRIPTS",
+    "STARTUP_SCRIPT_LIMIT_BYTES",
     "USER_DATA_LIMIT_BYTES",
     "cloudwatch_agent_config",
+    "ops_agent_config",
+    "render_startup_script",
     "render_user_data",
     "script",
 ]
@@ -67,6 +76,10 @@ SCRIPTS: tuple[str, ...] = (
 FILES: tuple[str, ...] = (*SCRIPTS, "cloudwatch-agent.json")
 #: EC2 refuses user data larger than this, counted before base64 encoding.
 USER_DATA_LIMIT_BYTES = 16 * 1024
+#: Compute Engine refuses a metadata value (the startup-script) larger than this: "their
+#: size must be less than or equal to 262144 bytes (256 KiB)" (compute/docs/reference/rest/
+#: v1/Metadata, items[].value); all keys and values together stay under 512 KB.
+STARTUP_SCRIPT_LIMIT_BYTES = 262144
 #: Where the CloudWatch agent publishes the node metrics unless configured otherwise.
 DEFAULT_METRICS_NAMESPACE = "aistack/node"
 #: The GPU metrics the agent publishes, by CloudWatch metric name (for alarms, e.g. T3).
@@ -95,7 +108,18 @@ REQUEUE_EXIT_CODE = 138
 _MIME_BOUNDARY = "==AISTACK-USER-DATA-BOUNDARY=="
 
 _S3_URI = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[\x21-\x7e]*)?")
+# Cloud Storage bucket names: 3-63 characters of [a-z0-9._-] (up to 222 with dots), starting
+# and ending with a letter or digit (cloud.google.com/storage/docs/buckets#naming).
+_GS_URI = re.compile(r"gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/[\x21-\x7e]*)?")
 _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-\d+")
+_GCP_REGION = re.compile(r"[a-z]+-[a-z]+\d+")
+# Compute Engine resource names (RFC 1035): the managed instance group's name.
+_GCE_NAME = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
+# An Ops Agent receiver id, which becomes the log name in Cloud Logging.
+_LOG_NAME = re.compile(r"[A-Za-z0-9_]{1,100}")
+#: The Cloud Logging log the Ops Agent writes the aistack node logs to on GCP by default.
+DEFAULT_GCP_LOG_NAME = "aistack_node"
+_SCHEDULERS = {"aws": ("asg", "batch"), "gcp": ("mig",)}
 _PATH = re.compile(r"/[A-Za-z0-9._/-]*")
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _LOG_GROUP = re.compile(r"[A-Za-z0-9._/#-]{1,512}")
@@ -114,14 +138,37 @@ def _check(pattern: re.Pattern[str], value: str, what: str, fix: str) -> str:
 class NodeBootstrapConfig(AistackModel):
     """Settings of a GPU training node's bootstrap; each becomes an `AISTACK_*` variable."""
 
-    scheduler: Literal["asg", "batch"] = Field(
-        "asg",
-        description="What launched the node. 'asg': an idle or over-time node asks its auto "
-        "scaling group to terminate it and lower the desired capacity. 'batch': it halts "
-        "(AWS Batch owns the capacity).",
+    cloud: Literal["aws", "gcp"] = Field(
+        "aws",
+        description="The cloud the node runs on. 'gcp': the scripts read the GCP metadata "
+        "server, sync with `gcloud storage`, ship logs and GPU metrics with the Ops Agent "
+        "and end the VM through its managed instance group; render with "
+        "render_startup_script.",
+    )
+    scheduler: Literal["asg", "batch", "mig"] | None = Field(
+        None,
+        validate_default=True,
+        description="What launched the node. 'asg' (AWS, the default there): an idle or "
+        "over-time node asks its auto scaling group to terminate it and lower the desired "
+        "capacity. 'batch' (AWS): it halts (AWS Batch owns the capacity). 'mig' (GCP, the "
+        "only one there): it deletes itself through its managed instance group "
+        "(instance_group), which lowers the group's target size.",
     )
     region: str | None = Field(
-        None, description="Region for aws calls; default: the node's own, from metadata."
+        None,
+        description="Region for aws or gcloud calls; default: the node's own, from metadata.",
+    )
+    instance_group: str | None = Field(
+        None,
+        validate_default=True,
+        description="GCP: the regional managed instance group that owns the node, through "
+        "which it deletes itself. Required with scheduler 'mig'.",
+    )
+    gpu_metrics: Literal["nvml", "dcgm"] = Field(
+        "nvml",
+        description="GCP: the Ops Agent's GPU metrics. 'nvml': its default GPU metrics "
+        "(agent.googleapis.com/gpu/*, read through NVML), which the alert policies use. "
+        "'dcgm': also its dcgm receiver (version 2; needs NVIDIA DCGM on the image).",
     )
     max_runtime_minutes: int = Field(
         ge=1,
@@ -221,28 +268,66 @@ class NodeBootstrapConfig(AistackModel):
         "the CLI. The ECS-optimised AL2023 AMI needs "
         f"{' '.join(ECS_AL2023_HOST_PACKAGES)!r}.",
     )
-    log_group: str = Field(
-        description="CloudWatch log group that receives the aistack and cloud-init logs "
-        "(T6); the GPU metrics go alongside (T3)."
+    log_group: str | None = Field(
+        None,
+        validate_default=True,
+        description="AWS: CloudWatch log group that receives the aistack and cloud-init logs "
+        "(T6); the GPU metrics go alongside (T3); required. GCP: the Ops Agent receiver, "
+        f"so the Cloud Logging log name, of the aistack logs (default {DEFAULT_GCP_LOG_NAME}).",
     )
     metrics_namespace: str = Field(
         DEFAULT_METRICS_NAMESPACE, description="CloudWatch namespace of the node metrics."
     )
 
+    @field_validator("scheduler")
+    @classmethod
+    def _scheduler(cls, value: str | None, info: ValidationInfo) -> str:
+        cloud = info.data.get("cloud", "aws")
+        allowed = _SCHEDULERS[cloud]
+        if value is None:
+            return allowed[0]
+        if value not in allowed:
+            raise ValueError(
+                f"{value!r} does not run on {cloud}. Fix: use "
+                + " or ".join(repr(a) for a in allowed)
+                + f" with cloud {cloud!r}."
+            )
+        return value
+
+    @field_validator("instance_group")
+    @classmethod
+    def _instance_group(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            if info.data.get("scheduler") == "mig":
+                raise ValueError(
+                    "is required with scheduler 'mig': an idle VM deletes itself through its "
+                    "group, or the group recreates it. Fix: name the managed instance group."
+                )
+            return value
+        return _check(
+            _GCE_NAME, value, "an instance group name", "use the group's name, e.g. 'pool-mig'."
+        )
+
     @field_validator("dataset_uri", "checkpoint_uri")
     @classmethod
-    def _s3_uri(cls, value: str | None) -> str | None:
+    def _s3_uri(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return value
+        if info.data.get("cloud") == "gcp":
+            return _check(
+                _GS_URI, value, "a gs://bucket/prefix URI", "write it as gs://bucket/prefix."
+            )
         return _check(
             _S3_URI, value, "an s3://bucket/prefix URI", "write it as s3://bucket/prefix."
         )
 
     @field_validator("region")
     @classmethod
-    def _region(cls, value: str | None) -> str | None:
+    def _region(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return value
+        if info.data.get("cloud") == "gcp":
+            return _check(_GCP_REGION, value, "a region name", "use a name like 'us-central1'.")
         return _check(_REGION, value, "a region name", "use a name like 'us-east-1'.")
 
     @field_validator("cache_dir", "checkpoint_dir")
@@ -282,7 +367,15 @@ class NodeBootstrapConfig(AistackModel):
 
     @field_validator("log_group")
     @classmethod
-    def _log_group(cls, value: str) -> str:
+    def _log_group(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("cloud") == "gcp":
+            if value is None:
+                return DEFAULT_GCP_LOG_NAME
+            return _check(_LOG_NAME, value, "an Ops Agent receiver id", "use [A-Za-z0-9_].")
+        if value is None:
+            raise ValueError(
+                "is required on AWS. Fix: name the CloudWatch log group the node logs go to."
+            )
         return _check(
             _LOG_GROUP, value, "a log group name", "use letters, digits, '.', '_', '-', '/', '#'."
         )
@@ -369,14 +462,44 @@ class NodeBootstrapConfig(AistackModel):
             "AISTACK_LOG_GROUP": self.log_group,
             "AISTACK_METRICS_NAMESPACE": self.metrics_namespace,
         }
+        if self.cloud == "gcp":
+            # Only on GCP, so an AWS node's env file stays as it was. The log name and the
+            # metrics go in the Ops Agent config, not the environment.
+            del env["AISTACK_LOG_GROUP"], env["AISTACK_METRICS_NAMESPACE"]
+            env["AISTACK_CLOUD"] = self.cloud
+            env["AISTACK_INSTANCE_GROUP"] = self.instance_group
         return {key: str(value) for key, value in env.items() if value is not None}
 
 
-def script(name: str) -> str:
-    """The text of a packaged node file (one of `FILES`), with its documentation comments."""
+def script(name: str, cloud: Literal["aws", "gcp"] | None = "aws") -> str:
+    """The text of a packaged node file (one of `FILES`), with its documentation comments,
+    as `cloud`'s nodes get it: for "aws" without the `# [gcp]` blocks; "gcp" and None give
+    the source, which runs on both (the blocks check AISTACK_CLOUD)."""
     if name not in FILES:
         raise AistackError(f"no node script named {name!r}; the packaged ones are {list(FILES)}")
-    return resources.files(__name__).joinpath("scripts", name).read_text(encoding="utf-8")
+    text = resources.files(__name__).joinpath("scripts", name).read_text(encoding="utf-8")
+    return _without_gcp(text) if cloud == "aws" else text
+
+
+def _without_gcp(text: str) -> str:
+    """`text` without its lines from each `# [gcp]` line to the next `# [/gcp]` line."""
+    kept: list[str] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        marker = line.strip()
+        if marker == "# [gcp]":
+            if inside:
+                raise AistackError("a '# [gcp]' block opens inside another")
+            inside = True
+        elif marker == "# [/gcp]":
+            if not inside:
+                raise AistackError("a '# [/gcp]' line closes no block")
+            inside = False
+        elif not inside:
+            kept.append(line)
+    if inside:
+        raise AistackError("a '# [gcp]' block is never closed")
+    return "".join(kept)
 
 
 def cloudwatch_agent_config(
@@ -389,6 +512,12 @@ def cloudwatch_agent_config(
     and cloud-init logs shipped to `config.log_group` (T6).
     """
     config = parse(NodeBootstrapConfig, config)
+    if config.cloud != "aws" or config.log_group is None:
+        raise ConfigError(
+            "the CloudWatch agent runs on AWS nodes.",
+            field="cloud",
+            fix="use ops_agent_config for GCP.",
+        )
     text = script("cloudwatch-agent.json")
     for key, value in {
         "AISTACK_LOG_GROUP": config.log_group,
@@ -398,6 +527,90 @@ def cloudwatch_agent_config(
     }.items():
         text = text.replace(f"@{key}@", value)
     return json.loads(text)
+
+
+def ops_agent_config(
+    config: NodeBootstrapConfig | Mapping[str, Any], *, log_dir: str = _LOG_DIR
+) -> dict[str, Any]:
+    """The Ops Agent config (config.yaml, as a dict) a GCP node installs for `config`.
+
+    The agent merges it with its built-in config, which already collects the host metrics
+    and, on a VM with NVIDIA GPUs, the GPU metrics it reads through NVML
+    (agent.googleapis.com/gpu/utilization and the like: the "default GPU metrics" of
+    cloud.google.com/monitoring/agent/ops-agent/third-party-nvidia). So 'nvml' adds no
+    metrics receiver; 'dcgm' adds the dcgm receiver, version 2 (Ops Agent 2.51.0 or later
+    and DCGM 3.1 to 3.3.9 on the image, same page). The aistack logs go to Cloud Logging
+    under the log name `config.log_group` (T6); the startup script's own output is in the
+    journal, which the agent's default syslog receiver ships.
+    """
+    config = parse(NodeBootstrapConfig, config)
+    if config.cloud != "gcp":
+        raise ConfigError(
+            "the Ops Agent runs on GCP nodes.",
+            field="cloud",
+            fix="use cloudwatch_agent_config for AWS, or set cloud 'gcp'.",
+        )
+    receiver = config.log_group or DEFAULT_GCP_LOG_NAME
+    agent: dict[str, Any] = {
+        "logging": {
+            "receivers": {
+                receiver: {
+                    "type": "files",
+                    "include_paths": [f"{log_dir}/*.log", f"{log_dir}/*.stderr"],
+                }
+            },
+            "service": {"pipelines": {receiver: {"receivers": [receiver]}}},
+        }
+    }
+    if config.gpu_metrics == "dcgm":
+        agent["metrics"] = {
+            "receivers": {"dcgm": {"type": "dcgm", "receiver_version": 2}},
+            "service": {"pipelines": {"dcgm": {"receivers": ["dcgm"]}}},
+        }
+    return agent
+
+
+def render_startup_script(
+    config: NodeBootstrapConfig | Mapping[str, Any],
+    *,
+    install_dir: str = "/opt/aistack",
+    env_file: str = "/etc/aistack/node.env",
+) -> str:
+    """A GCE `startup-script` metadata value that installs the node scripts and runs
+    bootstrap.sh on a GCP node (`config.cloud` 'gcp').
+
+    Like `render_user_data`: it writes `config` to `env_file`, unpacks the scripts (with
+    their GCP blocks) and the Ops Agent config (`ops_agent_config`, as JSON, which YAML
+    1.2 reads as is) into `install_dir` and runs `bootstrap.sh`. Compute Engine runs a
+    startup script at every boot, not only the first; bootstrap.sh is idempotent (running
+    guards are kept, a mounted cache is left alone, a synced dataset version is a cache
+    hit). Raises ConfigError for invalid settings, or past the metadata value limit
+    (`STARTUP_SCRIPT_LIMIT_BYTES`).
+    """
+    config = parse(NodeBootstrapConfig, config)
+    if config.cloud != "gcp":
+        raise ConfigError(
+            "a startup script is for GCP nodes.",
+            field="cloud",
+            fix="use render_user_data for AWS, or set cloud 'gcp'.",
+        )
+    extra = {"ops-agent.yaml": json.dumps(ops_agent_config(config), indent=2) + "\n"}
+    text = _bootstrap_script(
+        config,
+        install_dir=install_dir,
+        env_file=env_file,
+        archive=_scripts_archive("gcp", extra),
+        renderer="render_startup_script",
+    )
+    size = len(text.encode("utf-8"))
+    if size > STARTUP_SCRIPT_LIMIT_BYTES:
+        raise ConfigError(
+            f"the rendered startup script is {size} bytes; Compute Engine accepts at most "
+            f"{STARTUP_SCRIPT_LIMIT_BYTES} in a metadata value.",
+            field="startup_script",
+            fix="shorten the longest settings.",
+        )
+    return text
 
 
 def render_user_data(
@@ -419,17 +632,12 @@ def render_user_data(
     EC2's 16 KB user-data limit.
     """
     config = parse(NodeBootstrapConfig, config)
-    for field, path in (("install_dir", install_dir), ("env_file", env_file)):
-        if not _PATH.fullmatch(path) or ".." in path.split("/"):
-            raise ConfigError(
-                f"{path!r} is not an absolute path.",
-                field=field,
-                fix="use letters, digits, '.', '_', '-' and '/'.",
-            )
-    env_lines = "".join(
-        f"{key}={shlex.quote(value)}\n" for key, value in config.environment().items()
-    )
-    env_dir = env_file.rsplit("/", 1)[0] or "/"
+    if config.cloud != "aws":
+        raise ConfigError(
+            "user data is for AWS nodes.",
+            field="cloud",
+            fix="use render_startup_script for a GCP node.",
+        )
     for key, value in (ecs_config or {}).items():
         if not re.fullmatch(r"ECS_[A-Z0-9_]+", key) or not re.fullmatch(r"[\w.:/-]+", value):
             raise ConfigError(
@@ -443,25 +651,13 @@ def render_user_data(
     )
     if ecs_lines:
         ecs_lines = "mkdir -p /etc/ecs\n" + ecs_lines
-    archive = base64.encodebytes(_scripts_archive()).decode("ascii")
-    text = (
-        "#!/bin/bash\n"
-        "# aistack node bootstrap, rendered by aistack.node.render_user_data: NVMe cache and\n"
-        "# dataset sync (D3), idle shutdown (C5), checkpoint on interruption (T1), GPU metrics\n"
-        "# and log shipping (T3, T6), wall-clock limit (T5). Documented scripts: the aistack\n"
-        "# package, aistack/node/scripts/.\n"
-        "set -euo pipefail\n"
-        "umask 022\n"
-        f"{ecs_lines}"
-        f"mkdir -p {shlex.quote(install_dir)} {shlex.quote(env_dir)}\n"
-        f"cat >{shlex.quote(env_file)} <<'AISTACK_ENV'\n"
-        f"{env_lines}"
-        "AISTACK_ENV\n"
-        f"base64 -d <<'AISTACK_SCRIPTS' | tar -xzf - -C {shlex.quote(install_dir)}\n"
-        f"{archive}"
-        "AISTACK_SCRIPTS\n"
-        f"export AISTACK_ENV_FILE={shlex.quote(env_file)}\n"
-        f"exec bash {shlex.quote(install_dir + '/bootstrap.sh')}\n"
+    text = _bootstrap_script(
+        config,
+        install_dir=install_dir,
+        env_file=env_file,
+        archive=_scripts_archive("aws"),
+        renderer="render_user_data",
+        preamble=ecs_lines,
     )
     if multipart:
         text = (
@@ -486,6 +682,49 @@ def render_user_data(
     return text
 
 
+def _bootstrap_script(
+    config: NodeBootstrapConfig,
+    *,
+    install_dir: str,
+    env_file: str,
+    archive: bytes,
+    renderer: str,
+    preamble: str = "",
+) -> str:
+    """The shell script both clouds boot with: env file, scripts, exec bootstrap.sh."""
+    for field, path in (("install_dir", install_dir), ("env_file", env_file)):
+        if not _PATH.fullmatch(path) or ".." in path.split("/"):
+            raise ConfigError(
+                f"{path!r} is not an absolute path.",
+                field=field,
+                fix="use letters, digits, '.', '_', '-' and '/'.",
+            )
+    env_lines = "".join(
+        f"{key}={shlex.quote(value)}\n" for key, value in config.environment().items()
+    )
+    env_dir = env_file.rsplit("/", 1)[0] or "/"
+    encoded = base64.encodebytes(archive).decode("ascii")
+    return (
+        "#!/bin/bash\n"
+        f"# aistack node bootstrap, rendered by aistack.node.{renderer}: NVMe cache and\n"
+        "# dataset sync (D3), idle shutdown (C5), checkpoint on interruption (T1), GPU metrics\n"
+        "# and log shipping (T3, T6), wall-clock limit (T5). Documented scripts: the aistack\n"
+        "# package, aistack/node/scripts/.\n"
+        "set -euo pipefail\n"
+        "umask 022\n"
+        f"{preamble}"
+        f"mkdir -p {shlex.quote(install_dir)} {shlex.quote(env_dir)}\n"
+        f"cat >{shlex.quote(env_file)} <<'AISTACK_ENV'\n"
+        f"{env_lines}"
+        "AISTACK_ENV\n"
+        f"base64 -d <<'AISTACK_SCRIPTS' | tar -xzf - -C {shlex.quote(install_dir)}\n"
+        f"{encoded}"
+        "AISTACK_SCRIPTS\n"
+        f"export AISTACK_ENV_FILE={shlex.quote(env_file)}\n"
+        f"exec bash {shlex.quote(install_dir + '/bootstrap.sh')}\n"
+    )
+
+
 def _strip_comments(text: str) -> str:
     """`text` without comment-only and blank lines; the shebang stays.
 
@@ -500,12 +739,16 @@ def _strip_comments(text: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-def _scripts_archive() -> bytes:
-    """The node files as a gzip'd tar, byte-identical for identical scripts."""
+def _scripts_archive(
+    cloud: Literal["aws", "gcp"] = "aws", extra: Mapping[str, str] | None = None
+) -> bytes:
+    """`cloud`'s node files (and `extra` ones, by name) as a gzip'd tar, byte-identical for
+    identical scripts. GCP nodes have no use for the CloudWatch agent template."""
+    names = [n for n in FILES if cloud == "aws" or n != "cloudwatch-agent.json"]
+    files = {name: script(name, cloud) for name in names} | dict(extra or {})
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
-        for name in FILES:
-            text = script(name)
+        for name, text in files.items():
             data = (_strip_comments(text) if name.endswith(".sh") else text).encode("ascii")
             info = tarfile.TarInfo(name)
             info.size = len(data)

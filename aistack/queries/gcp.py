@@ -550,3 +550,93 @@ def workbench_region(resource: Resource) -> str | None:
     """The region of a Workbench instance's zone (`location`)."""
     location = str(resource.inputs.get("location") or "")
     return _region_of_location(location).lower() if location else None
+
+
+# ---- Compute Engine GPU VMs (gcp.TrainingPool, mig) -------------------------------------
+
+LOG_BUCKET = "gcp:logging/projectBucketConfig:ProjectBucketConfig"
+LOG_SINK = "gcp:logging/projectSink:ProjectSink"
+#: The Ops Agent's GPU utilisation metric (agent.googleapis.com/gpu/utilization).
+OPS_AGENT_GPU_UTILIZATION = "agent.googleapis.com/gpu/utilization"
+_ENV_BLOCK = re.compile(r"<<'AISTACK_ENV'\n(.*?)AISTACK_ENV\n", re.S)
+
+
+def template_machine(template: Resource) -> str | None:
+    """An instance template's machine type (templates name it plainly, or by self-link)."""
+    properties = template.inputs.get("properties")
+    source = properties if isinstance(properties, dict) else template.inputs
+    return _machine_type(source.get("machineType"))
+
+
+def is_gpu_template(template: Resource) -> bool:
+    """An instance template whose VMs have GPUs: declared, or a catalogued GPU machine."""
+    from aistack import catalog
+
+    if template.type not in INSTANCE_TEMPLATES:
+        return False
+    machine = template_machine(template)
+    return bool(template.inputs.get("guestAccelerators")) or (
+        machine is not None and catalog.find("gcp", machine) is not None
+    )
+
+
+def gpu_templates(graph: StackGraph) -> list[Resource]:
+    return [t for t in graph.resources if is_gpu_template(t)]
+
+
+def startup_script(template: Resource) -> str:
+    """The template's startup script: the `startup-script` metadata key, or the provider's
+    `metadata_startup_script` argument; "" without one."""
+    metadata = template.inputs.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    return str(metadata.get("startup-script") or template.inputs.get("metadataStartupScript") or "")
+
+
+def node_environment(template: Resource) -> dict[str, str]:
+    """The aistack node settings (`AISTACK_*`) the template's startup script writes, as
+    aistack.node.render_startup_script renders them; {} for any other script."""
+    import shlex
+
+    match = _ENV_BLOCK.search(startup_script(template))
+    if not match:
+        return {}
+    env: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        key, _, value = line.partition("=")
+        if key.startswith("AISTACK_"):
+            words = shlex.split(value) or [""]
+            env[key] = words[0]
+    return env
+
+
+def groups_using(graph: StackGraph, template: Resource) -> list[Resource]:
+    """The managed instance groups whose versions (or instance_template) name `template`."""
+    names = {
+        str(template.outputs.get(key))
+        for key in ("selfLink", "id", "name")
+        if template.outputs.get(key)
+    }
+    found = []
+    for group in graph.resources:
+        if group.type not in INSTANCE_GROUP_MANAGERS:
+            continue
+        versions = group.inputs.get("versions") or []
+        used = {str(v.get("instanceTemplate")) for v in versions if isinstance(v, dict)}
+        if group.inputs.get("instanceTemplate"):
+            used.add(str(group.inputs["instanceTemplate"]))
+        if used & names:
+            found.append(group)
+    return found
+
+
+def gpu_groups(graph: StackGraph) -> list[tuple[Resource, Resource]]:
+    """(group, template) for every managed instance group of GPU VMs."""
+    return [(group, t) for t in gpu_templates(graph) for group in groups_using(graph, t)]
+
+
+def template_region(template: Resource) -> str | None:
+    region = template.inputs.get("region")
+    if region:
+        return str(region)
+    match = re.search(r"/regions/([^/]+)/", str(template.outputs.get("id") or ""))
+    return match.group(1) if match else None

@@ -48,6 +48,7 @@ from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
 from aistack.gcp.network import Network as VpcNetwork
 from aistack.gcp.notebook import Notebook as WorkbenchNotebook
 from aistack.gcp.project_services import ProjectServices
+from aistack.gcp.training_pool import TrainingPool as GceTrainingPool
 from aistack.gcp.workload_identity import WorkloadIdentity as ServiceAccounts
 from aistack.k8s.gpu_monitoring import GpuMonitoring
 from aistack.k8s.image_policy import ImagePolicy
@@ -76,6 +77,7 @@ from aistack_components.args import (
     GcpNetworkArgs,
     GcpNotebookArgs,
     GcpProjectServicesArgs,
+    GcpTrainingPoolArgs,
     GcpWorkloadIdentityArgs,
     K8sGpuMonitoringArgs,
     K8sImagePolicyArgs,
@@ -88,9 +90,11 @@ from aistack_components.codegen import WIRING
 from aistack_components.gcp_wiring import (
     ClusterRef,
     DatasetReadRef,
+    GcsBucketRef,
     LogsBucketRef,
     NotebookNetworkRef,
     ServicesRef,
+    TrainingNetworkRef,
     waiting_for,
 )
 from aistack_components.wiring import BucketArn, BucketRef, IdentityArns, NetworkIds
@@ -807,6 +811,69 @@ class GcpNotebook(_Adapter, args=GcpNotebookArgs, component=WorkbenchNotebook):
 # ---- Kubernetes -----------------------------------------------------------------------------
 
 
+class GcpTrainingPool(_Adapter, args=GcpTrainingPoolArgs, component=GceTrainingPool):
+    """Spot GPU VMs in a regional managed instance group from 0 (T1-T6, C5, C6, D2-D4):
+    local SSD cache, checkpoint flush and restore, idle VMs deleted through the group,
+    starvation and idle alerts, a regional log bucket. datasetVersion is required here: the
+    bucket's metadata is in another program."""
+
+    group_name: str
+    """The managed instance group (runs create VMs in it: the submit command)."""
+    group_id: pulumi.Output[str]
+    service_account_email: pulumi.Output[str]
+    dataset_uri: pulumi.Output[str]
+    checkpoint_uri: pulumi.Output[str]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring, services = _services("GcpTrainingPool", args)
+        if not args.get("datasetVersion"):
+            raise ConfigError(
+                "is required when the pool is wired by names: the dataset bucket's version "
+                "is recorded in the program that made it.",
+                field=f"{name}.datasetVersion",
+                fix="set datasetVersion to the dataset's pinned version (D4).",
+            )
+        region = str(args.get("region"))
+        network = TrainingNetworkRef(
+            region,
+            wiring["training_subnet_self_link"],
+            wiring["training_service_account_email"],
+            list(wiring["training_zones"] or []),
+            wiring["training_health_check_port"],
+        )
+        buckets = [
+            GcsBucketRef(
+                label,
+                kind=label,
+                region=region,
+                bucket_name=wiring[f"{label}_bucket_name"],
+                services=services,
+                dataset_version=args.get("datasetVersion"),
+            )
+            for label in ("dataset", "checkpoints")
+        ]
+        # Outputs (e.g. a BudgetGuard's channel ids): the keyword, not the config field.
+        channels = args.pop("notificationChannels", None)
+        return _owning(
+            GceTrainingPool,
+            buckets,  # type: ignore[arg-type]
+            name,
+            args,
+            opts,
+            notification_channels=channels,
+            services=services,
+            network=network,
+            dataset=buckets[0],
+            checkpoints=buckets[1],
+        )
+
+
+# ---- Kubernetes -----------------------------------------------------------------------------
+
+
 class K8sTeamNamespace(_Adapter, args=K8sTeamNamespaceArgs, component=TeamNamespace):
     """A team's namespace: quota'd, Pod Security restricted, default-deny networking, one
     keyless ServiceAccount per workload linked to its cloud identity."""
@@ -900,6 +967,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpGkeCluster,
     GcpGpuNodePool,
     GcpNotebook,
+    GcpTrainingPool,
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,

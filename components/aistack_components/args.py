@@ -2109,6 +2109,103 @@ class GcpNotebookArgs(TypedDict):
     """
 
 
+class GcpTrainingPoolScheduler(enum.StrEnum):
+    MIG = "mig"
+    GKE = "gke"
+
+
+class GcpTrainingPoolMarket(enum.StrEnum):
+    SPOT = "spot"
+    ON_DEMAND = "on-demand"
+
+
+class GcpTrainingPoolGpuMetrics(enum.StrEnum):
+    NVML = "nvml"
+    DCGM = "dcgm"
+
+
+class GcpTrainingPoolArgs(TypedDict):
+    """The inputs of GcpTrainingPool: its configuration, validated into
+    aistack.gcp.training_pool.TrainingPoolArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """The pool's region: must equal the dataset and checkpoint buckets' (D2) and be allowed
+    (C4).
+    """
+    scheduler: NotRequired[GcpTrainingPoolScheduler]
+    """'mig': VMs in a managed instance group (this component). 'gke' is gcp.GkeCluster with
+    gcp.GpuNodePool and k8s.TrainingQueue, not this component. Default: "mig".
+    """
+    machine_type: str
+    """A GPU machine type from the catalog, e.g. 'g2-standard-8' (1 x L4) or 'a3-highgpu-8g' (8
+    x H100); its GPUs and bundled local SSDs come with it.
+    """
+    market: NotRequired[GcpTrainingPoolMarket]
+    """Spot (default): a fraction of the price; runs resume (T1, T2). Default: "spot"."""
+    max_nodes: int
+    """Most VMs at once: the cost cap. Required."""
+    image: str
+    """Training image by digest (E1): repo@sha256:<64 hex>."""
+    source_image: str
+    """The VM's boot image, pinned by name: projects/<p>/global/images/<name> (not a family/
+    reference, which changes under the pool, E1). It needs the NVIDIA driver, gcloud and the
+    Ops Agent, e.g. a Deep Learning VM image.
+    """
+    max_runtime_minutes: int
+    """Hard wall-clock limit per VM (T5): `max_run_duration` and the node's own clock.
+    Required.
+    """
+    idle_minutes: NotRequired[int]
+    """Idle minutes before a VM deletes itself. Default: 30."""
+    idle_gpu_util_percent: NotRequired[int]
+    """Idle below this GPU %. Default: 5."""
+    starvation_gpu_util_percent: NotRequired[int]
+    """Alert when running VMs average GPU use below this (T3). Default: 40."""
+    starvation_minutes: NotRequired[int]
+    """...for this long (T3). Default: 30."""
+    local_ssds: NotRequired[int]
+    """Local SSDs (375 GB NVMe each) for the dataset cache (D3). Default: the machine's bundled
+    count (A2 Ultra, A3), else the smallest count it allows.
+    """
+    boot_disk_gb: NotRequired[int]
+    """Boot disk (pd-balanced) size. Default: 200."""
+    dataset_prefix: NotRequired[str]
+    """Prefix in the dataset bucket holding one sub-prefix per version. Default: ""."""
+    dataset_version: NotRequired[str]
+    """Pinned dataset version; default: the dataset bucket's (D4)."""
+    checkpoint_prefix: NotRequired[str]
+    """Prefix for checkpoints and manifests. Default: "runs"."""
+    log_retention_days: NotRequired[int]
+    """Days the pool's regional log bucket keeps logs (T6), 1 to 3650. Default: 90."""
+    gpu_metrics: NotRequired[GcpTrainingPoolGpuMetrics]
+    """The Ops Agent's GPU metrics (see aistack.node.ops_agent_config). Default: "nvml"."""
+    notification_channels: NotRequired[pulumi.Input[str]]
+    """Monitoring notification channel ids the alert policies notify. Default: []."""
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+    training_subnet_self_link: pulumi.Input[str]
+    """The GcpNetwork's subnetSelfLinks["training"]: the VMs' subnet (no external IP)."""
+    training_service_account_email: pulumi.Input[str]
+    """The service account the network's training firewall rules name (its serviceAccounts
+    training entry): the VMs run as it.
+    """
+    training_zones: list[str]
+    """The GcpNetwork's plannedZones["training"] (plain: the group's zones)."""
+    training_health_check_port: int
+    """The GcpNetwork's trainingHealthCheckPort (plain): the autohealing check's port."""
+    dataset_bucket_name: pulumi.Input[str]
+    """The dataset GcpDatasetBucket's bucket name (kind dataset, the pool's region)."""
+    checkpoints_bucket_name: pulumi.Input[str]
+    """The checkpoints GcpDatasetBucket's bucket name (kind checkpoints, same region)."""
+
+
 class K8sTeamNamespaceTier(enum.StrEnum):
     TRAIN = "train"
     SERVE = "serve"

@@ -60,6 +60,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpGkeCluster": ("aistack.gcp.gke_cluster", "GkeClusterArgs"),
     "GcpGpuNodePool": ("aistack.gcp.gpu_node_pool", "GpuNodePoolArgs"),
     "GcpNotebook": ("aistack.gcp.notebook", "NotebookArgs"),
+    "GcpTrainingPool": ("aistack.gcp.training_pool", "TrainingPoolArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
     "K8sTrainingJobTemplate": (
@@ -290,6 +291,46 @@ WIRING: dict[str, list[Wiring]] = {
             False,
             "That bucket's region (plain: checked before anything is created): the notebook "
             "must be in it (D2). Required with datasetBucketName.",
+        ),
+    ],
+    "GcpTrainingPool": [
+        *_gcp_services(),
+        (
+            "training_subnet_self_link",
+            "str",
+            True,
+            "The GcpNetwork's subnetSelfLinks[\"training\"]: the VMs' subnet (no external IP).",
+        ),
+        (
+            "training_service_account_email",
+            "str",
+            True,
+            "The service account the network's training firewall rules name (its "
+            "serviceAccounts training entry): the VMs run as it.",
+        ),
+        (
+            "training_zones",
+            "plain:list[str]",
+            True,
+            "The GcpNetwork's plannedZones[\"training\"] (plain: the group's zones).",
+        ),
+        (
+            "training_health_check_port",
+            "plain:int",
+            True,
+            "The GcpNetwork's trainingHealthCheckPort (plain): the autohealing check's port.",
+        ),
+        (
+            "dataset_bucket_name",
+            "str",
+            True,
+            "The dataset GcpDatasetBucket's bucket name (kind dataset, the pool's region).",
+        ),
+        (
+            "checkpoints_bucket_name",
+            "str",
+            True,
+            "The checkpoints GcpDatasetBucket's bucket name (kind checkpoints, same region).",
         ),
     ],
     "GcpGpuNodePool": [

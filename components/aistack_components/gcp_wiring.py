@@ -14,6 +14,10 @@ __all__ = [
     "LogsBucketRef",
     "NotebookNetworkRef",
     "ServicesRef",
+    "GcsBucketRef",
+    "LogsBucketRef",
+    "ServicesRef",
+    "TrainingNetworkRef",
     "waiting_for",
 ]
 
@@ -110,6 +114,26 @@ class NotebookNetworkRef:
 
         return list(catalog.region_zones("gcp", self.region))
 
+
+class TrainingNetworkRef:
+    """A `gcp.Network`'s training tier known by its subnet, service account, planned zones
+    and health-check port: what a `gcp.TrainingPool` reads from its network."""
+
+    def __init__(
+        self,
+        region: str,
+        subnet_self_link: pulumi.Input[str],
+        service_account_email: pulumi.Input[str],
+        zones: list[str],
+        health_check_port: int | None,
+    ) -> None:
+        self.region = region
+        self.subnetworks = {"training": subnet_self_link}
+        self._subnet = pulumi.Output.from_input(subnet_self_link)
+        self._account = pulumi.Output.from_input(service_account_email)
+        self._zones = list(zones)
+        self.args = _Namespace(training_health_check_port=health_check_port)
+
     def subnet_self_link(self, tier: str) -> pulumi.Output[str]:
         return self._subnet
 
@@ -143,3 +167,46 @@ class DatasetReadRef:
                 opts=pulumi.ResourceOptions(depends_on=self._services.enabling()),
             )
         ]
+
+    def zones(self, tier: str) -> list[str]:
+        return list(self._zones)
+
+
+class GcsBucketRef:
+    """A `gcp.DatasetBucket` known by its name, kind, region (and a dataset's version): it
+    makes the read and write grants the component would, with the same conditions."""
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        kind: str,
+        region: str,
+        bucket_name: pulumi.Input[str],
+        services: Any,
+        dataset_version: str | None = None,
+    ) -> None:
+        from aistack.gcp.dataset_bucket import DatasetBucket
+
+        self._name = label
+        self.region = region
+        self._services = services
+        self.owner: Any = None
+        dataset = _Namespace(version=dataset_version) if dataset_version else None
+        self.args = _Namespace(kind=kind, dataset=dataset)
+        self.bucket = _Namespace(name=pulumi.Output.from_input(bucket_name))
+        self.bucket_name = self.bucket.name
+        self._impl = DatasetBucket
+
+    def grant_read(self, member: pulumi.Input[str], *, prefix: str = "", name: str) -> Any:
+        return self._impl.grant_read(self, member, prefix=prefix, name=name)  # type: ignore[arg-type]
+
+    def grant_write(self, member: pulumi.Input[str], *, prefix: str = "", name: str) -> Any:
+        return self._impl.grant_write(self, member, prefix=prefix, name=name)  # type: ignore[arg-type]
+
+    def _grant(self, *args: Any) -> Any:
+        return self._impl._grant(self, *args)  # type: ignore[arg-type]
+
+    def _grant_owner(self) -> Any:
+        # The grants are children of the component that owns this stand-in (_owning).
+        return self.owner

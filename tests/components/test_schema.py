@@ -60,6 +60,14 @@ WIRING = {
         "serviceAccountEmail",
         "datasetBucketName",
     },
+    "GcpTrainingPool": {
+        "enabledServices",
+        "notificationChannels",
+        "trainingSubnetSelfLink",
+        "trainingServiceAccountEmail",
+        "datasetBucketName",
+        "checkpointsBucketName",
+    },
     # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
     "K8sTeamNamespace": {"identities"},
 }
@@ -76,6 +84,7 @@ PLAIN_WIRING = {
     "GcpGkeCluster": {"project"},
     "GcpGpuNodePool": {"project", "clusterRegion"},
     "GcpNotebook": {"project", "networkRegion", "datasetRegion"},
+    "GcpTrainingPool": {"project", "trainingZones", "trainingHealthCheckPort"},
 }
 
 

@@ -31,11 +31,14 @@ SAFE_TOOLS = (
 
 # Answers of the metadata service stub: IMDSv2 only, like a node with http-tokens=required.
 CURL_STUB = r"""
-method=GET url="" token=""
+method=GET url="" token="" flavor=""
 while (($#)); do
   case $1 in
     -X) method=$2; shift ;;
-    -H) [[ $2 == "X-aws-ec2-metadata-token: "* ]] && token=${2#*: }; shift ;;
+    -H)
+      [[ $2 == "X-aws-ec2-metadata-token: "* ]] && token=${2#*: }
+      [[ $2 == "Metadata-Flavor: "* ]] && flavor=${2#*: }
+      shift ;;
     -w | --max-time | -o) shift ;;
     -*) ;;
     *) url=$1 ;;
@@ -43,6 +46,7 @@ while (($#)); do
   shift
 done
 if [[ -e $STUB_DIR/imds-down ]]; then exit 7; fi
+if [[ $url == */computeMetadata/v1/* ]]; then gce; fi
 if [[ $method == PUT ]]; then printf 'TOKEN-1'; exit 0; fi
 if [[ $token != TOKEN-1 ]]; then printf 'Unauthorized\n401'; exit 0; fi
 path=${url#*/latest/}
@@ -54,11 +58,56 @@ else printf 'Not Found\n404'; fi
 exit 0
 """
 
+# The GCP metadata server stub answers at computeMetadata/v1/ only requests that carry
+# `Metadata-Flavor: Google`; the real one refuses a request without that header
+# (cloud.google.com/compute/docs/metadata/querying-metadata). Its defaults are
+# the real server's answers on a running Spot VM of a regional group: instance/preempted
+# "FALSE" until Compute Engine preempts the VM, then "TRUE"
+# (cloud.google.com/compute/docs/instances/create-use-spot, "Detect preemption"),
+# instance/maintenance-event "NONE" until a host event is scheduled, then
+# "TERMINATE_ON_HOST_MAINTENANCE" for a GPU VM (cloud.google.com/compute/docs/gpus/
+# gpu-host-maintenance), instance/zone as projects/NUMBER/zones/ZONE and instance/name the
+# VM's name (cloud.google.com/compute/docs/metadata/predefined-metadata-keys).
+GCE_NAME = "pool-mig-x7kq"
+GCE_ZONE = "projects/123456789012/zones/us-central1-a"
+GCE_STUB = r"""
+gce() {
+  local path=${url#*/computeMetadata/v1/} file
+  if [[ $flavor != Google ]]; then
+    printf 'Missing required header "Metadata-Flavor": "Google"\n403'; exit 0
+  fi
+  file=$STUB_DIR/gce/$path
+  if [[ -f $file ]]; then cat "$file"; printf '\n200'
+  elif [[ $path == instance/name ]]; then printf '%s\n200' "GCE_NAME"
+  elif [[ $path == instance/zone ]]; then printf '%s\n200' "GCE_ZONE"
+  elif [[ $path == instance/preempted ]]; then printf 'FALSE\n200'
+  elif [[ $path == instance/maintenance-event ]]; then printf 'NONE\n200'
+  else printf 'Not Found\n404'; fi
+  exit 0
+}
+""".replace("GCE_NAME", GCE_NAME).replace("GCE_ZONE", GCE_ZONE)
+
 # `aws s3 sync SRC DEST` "downloads" one file; aws-s3-sync.rc makes it fail.
 AWS_STUB = r"""
 if [[ $1 == s3 && $2 == sync ]]; then
   if [[ -f $STUB_DIR/aws-s3-sync.rc ]]; then exit "$(cat "$STUB_DIR/aws-s3-sync.rc")"; fi
   if [[ $4 != s3://* ]]; then mkdir -p "$4" && printf 'data\n' >"$4/part-00000"; fi
+  exit 0
+fi
+"""
+
+# `gcloud storage rsync [--recursive] SRC DEST` copies between local directories and a
+# bucket store on disk ($GCS_ROOT/<bucket>/<path> for gs://<bucket>/<path>), so a checkpoint
+# one node flushes is there for the next node to pull. gcloud-rsync.rc makes it fail.
+GCLOUD_STUB = r"""
+if [[ $1 == storage && $2 == rsync ]]; then
+  if [[ -f $STUB_DIR/gcloud-rsync.rc ]]; then exit "$(cat "$STUB_DIR/gcloud-rsync.rc")"; fi
+  local_path() {
+    if [[ $1 == gs://* ]]; then printf '%s/%s' "$GCS_ROOT" "${1#gs://}"; else printf '%s' "$1"; fi
+  }
+  src=$(local_path "${*: -2:1}") dest=$(local_path "${*: -1}")
+  if [[ ! -d $src ]]; then echo "ERROR: no URLs matched: $src" >&2; exit 1; fi
+  mkdir -p "$dest" && cp -R "$src/." "$dest/"
   exit 0
 fi
 """
@@ -93,8 +142,14 @@ DEFAULT_STUBS = {
     "systemctl": 0,
     "curl": 0,
     "aws": 0,
+    "gcloud": 0,
 }
-STUB_BODIES = {"curl": CURL_STUB, "aws": AWS_STUB, "lsblk": LSBLK_STUB}
+STUB_BODIES = {
+    "curl": GCE_STUB + CURL_STUB,
+    "aws": AWS_STUB,
+    "lsblk": LSBLK_STUB,
+    "gcloud": GCLOUD_STUB,
+}
 
 
 def write_stub(directory: Path, name: str, body: str = "", status: int = 0) -> None:
@@ -155,6 +210,7 @@ class Node:
             "AISTACK_DEV_DIR": str(self.dev),
             "AISTACK_RAID_DEVICE": str(self.dev / "md0"),
             "AISTACK_PROC_STAT": str(self.root / "proc-stat"),
+            "GCS_ROOT": str(self.root / "gcs"),
         }
 
     def stub(self, name: str, body: str = "") -> None:
@@ -198,6 +254,20 @@ class Node:
         else:
             file.parent.mkdir(parents=True, exist_ok=True)
             file.write_text(body)
+
+    def gce(self, path: str, body: str | None) -> None:
+        """Serve `body` at computeMetadata/v1/<path> on the GCP metadata stub; None: default."""
+        file = self.stubs / "gce" / path
+        if body is None:
+            file.unlink(missing_ok=True)
+        else:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(body)
+
+    def on_gcp(self, **env: str) -> None:
+        """Make this a GCP node: the scripts read the GCP metadata server and use gcloud."""
+        (self.root / "gcs").mkdir(exist_ok=True)
+        self.env.update(AISTACK_CLOUD="gcp", AISTACK_SCHEDULER="mig", **env)
 
     def run(
         self, name: str, *args: str, check: bool = True, script_dir: Path = SCRIPTS_DIR, **env: str

@@ -45,6 +45,7 @@ PROGRAMS = {
     "aws-plain": (small_programs.aws_bucket_and_template, small_programs.AWS_CONFIG),
     "k8s-namespaces": (small_programs.kubernetes_namespaces, {}),
     "k8s-jobset": (small_programs.kubernetes_jobset, {}),
+    "gcp-mig": (small_programs.gcp_training_pool, small_programs.GCP_CONFIG),
 }
 #: Where the shared data keeps the batch's check list.
 CHECK_LIST = "check list"

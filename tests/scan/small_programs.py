@@ -120,3 +120,40 @@ def kubernetes_templates_with_typos() -> None:
         metadata={"namespace": "team"},
         data={"job.json": json.dumps(job), "jobset.yaml": yaml.safe_dump(jobset)},
     )
+
+
+GCP_CONFIG = {"gcp:project": "team-ml-prod", "gcp:region": "europe-west4"}
+
+
+def gcp_training_pool() -> None:
+    """A team's Spot GPU training pool on Compute Engine (gcp.TrainingPool, mig), with the
+    network, buckets (their usage logs in a logs bucket) and APIs it needs."""
+    from aistack import gcp
+    from tests.gcp.conftest import GOVERNANCE
+    from tests.gcp.test_network import ACCOUNTS
+    from tests.gcp.test_training_pool import DATASET, PROJECT, pool_args
+
+    apis = gcp.ProjectServices("apis", {"project": PROJECT})
+    region = {"region": "europe-west4", "governance": GOVERNANCE}
+    logs = gcp.DatasetBucket("logs", {"kind": "logs", **region}, services=apis)
+    data = gcp.DatasetBucket(
+        "data", {"kind": "dataset", "dataset": DATASET, **region}, services=apis,
+        access_logs=logs,
+    )  # fmt: skip
+    ckpt = gcp.DatasetBucket(
+        "ckpt", {"kind": "checkpoints", **region}, services=apis, access_logs=logs
+    )
+    net = gcp.Network(
+        "net",
+        {**region, "trainingMachineTypes": ["g2-standard-8"], "trainingHealthCheckPort": 22},
+        services=apis,
+        service_accounts=ACCOUNTS,
+    )
+    gcp.TrainingPool(
+        "train",
+        pool_args(GOVERNANCE),
+        services=apis,
+        network=net,
+        dataset=data,
+        checkpoints=ckpt,
+    )

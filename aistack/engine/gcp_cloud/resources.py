@@ -13,6 +13,7 @@ from pulumi.runtime import MockResourceArgs
 from aistack.engine.gcp_cloud.api_enablement import SERVICE
 from aistack.engine.gcp_cloud.artifact_registry import registry_resource
 from aistack.engine.gcp_cloud.budget_guard import budget_guard_resource
+from aistack.engine.gcp_cloud.compute_engine import COMPUTE_ENGINE_TYPES, compute_engine_resource
 from aistack.engine.gcp_cloud.compute_network import network_resource
 from aistack.engine.gcp_cloud.container import container_resource
 from aistack.engine.gcp_cloud.identity import check_principals, identity_resource
@@ -54,6 +55,7 @@ _DELETION_POLICY = {
     "gcp:container/cluster:Cluster",
     "gcp:container/nodePool:NodePool",
     WORKBENCH_INSTANCE,
+    *COMPUTE_ENGINE_TYPES,
 }
 
 
@@ -106,6 +108,9 @@ def resource(
     workbench = workbench_resource(typ, project, name, inputs, out)
     if workbench is not None:
         return workbench
+    compute_engine = compute_engine_resource(typ, project, region, name, inputs, out)
+    if compute_engine is not None:
+        return compute_engine
     budget_guard = budget_guard_resource(typ, project, region, name, args.name, inputs, out)
     if budget_guard is not None:
         return budget_guard, out

@@ -5,7 +5,10 @@
 # whose later steps fail still ends itself; install AISTACK_HOST_PACKAGES when a command
 # the scripts use is missing (the aws CLI is required: without it the boot fails, loudly);
 # give the CloudWatch agent its config (GPU metrics and log shipping, T3/T6) when the agent
-# is installed; mount the NVMe cache; sync the dataset. The node is held busy (see lib.sh) until then, so the idle watchdog does not
+# is installed; mount the NVMe cache; sync the dataset. On GCP (AISTACK_CLOUD=gcp) gcloud
+# takes the aws CLI's place and the Ops Agent the CloudWatch agent's: bootstrap installs
+# the agent config that render_startup_script packed (ops-agent.yaml) and restarts it, and
+# after the dataset sync the last flushed checkpoint is pulled onto the local SSD. The node is held busy (see lib.sh) until then, so the idle watchdog does not
 # count a long download as idle time.
 #
 # Environment:
@@ -24,7 +27,11 @@
 #                              the CloudWatch agent is missing, e.g. "awscli-2
 #                              amazon-cloudwatch-agent mdadm" on the ECS-optimised AL2023
 #                              AMI, which has none of them                  (default: none)
-#   AISTACK_CACHE_DIR, AISTACK_STATE_DIR, AISTACK_LOG_DIR and what the other scripts read.
+#   AISTACK_CHECKPOINT_URI, AISTACK_CHECKPOINT_DIR  GCP: the checkpoints restored at boot
+#   AISTACK_OPS_AGENT_CONFIG   GCP: where the Ops Agent reads its config
+#                                (default /etc/google-cloud-ops-agent/config.yaml)
+#   AISTACK_CACHE_DIR, AISTACK_STATE_DIR, AISTACK_LOG_DIR, AISTACK_CLOUD and what the
+#   other scripts read.
 # Commands: systemctl or setsid, sed, the agent's ctl, dnf or apt-get (with
 # AISTACK_HOST_PACKAGES), and those of the other scripts.
 
@@ -160,9 +167,19 @@ configure_cloudwatch() {
 # copies to the instance's console output (`aws ec2 get-console-output`).
 ensure_host_tools() {
   local -a missing=()
+  # [gcp]
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    command -v gcloud >/dev/null 2>&1 || missing+=(gcloud)
+    command -v mdadm >/dev/null 2>&1 || missing+=(mdadm)
+    [[ -d /etc/google-cloud-ops-agent ]] || missing+=(google-cloud-ops-agent)
+  else
+  # [/gcp]
   command -v aws >/dev/null 2>&1 || missing+=(aws)
   command -v mdadm >/dev/null 2>&1 || missing+=(mdadm)
   cloudwatch_ctl >/dev/null || missing+=(amazon-cloudwatch-agent)
+  # [gcp]
+  fi
+  # [/gcp]
   ((${#missing[@]})) || return 0
   if [[ -n ${AISTACK_HOST_PACKAGES:-} ]]; then
     log "missing on this image: ${missing[*]}; installing $AISTACK_HOST_PACKAGES"
@@ -178,6 +195,16 @@ ensure_host_tools() {
   else
     log "missing on this image: ${missing[*]} (AISTACK_HOST_PACKAGES is empty)"
   fi
+  # [gcp]
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    if ! command -v gcloud >/dev/null 2>&1; then
+      printf 'AISTACK BOOT FAILED: gcloud is not installed on this node\n' >&2
+      die "gcloud is missing: no dataset cache (D3), no checkpoint flush (T1), no" \
+        "deletion through the instance group. Use an image with the Google Cloud CLI"
+    fi
+    return 0
+  fi
+  # [/gcp]
   if ! command -v aws >/dev/null 2>&1; then
     printf 'AISTACK BOOT FAILED: the aws CLI is not installed on this node\n' >&2
     die "the aws CLI is missing: no dataset cache (D3), no checkpoint flush (T1), no" \
@@ -185,6 +212,43 @@ ensure_host_tools() {
       "node needs a package mirror it can reach)"
   fi
 }
+
+# [gcp]
+# restore_checkpoint: pull the last flushed checkpoint onto the local SSD. The managed
+# instance group replaces a preempted VM with a fresh one whose local SSDs are empty, so
+# the trainer finds its checkpoint where it writes them (AISTACK_CHECKPOINT_DIR). A URI
+# with nothing under it yet (the first run) is no error.
+restore_checkpoint() {
+  if [[ -z ${AISTACK_CHECKPOINT_URI:-} || -z ${AISTACK_CHECKPOINT_DIR:-} ]]; then
+    return 0
+  fi
+  mkdir -p "$AISTACK_CHECKPOINT_DIR"
+  if gcs_rsync "$AISTACK_CHECKPOINT_URI" "$AISTACK_CHECKPOINT_DIR"; then
+    log "restored checkpoints from $AISTACK_CHECKPOINT_URI into $AISTACK_CHECKPOINT_DIR"
+  else
+    log "no checkpoint restored from $AISTACK_CHECKPOINT_URI (none yet, or unreadable)"
+  fi
+}
+
+# configure_ops_agent: put the packed Ops Agent config in place and restart the agent, which
+# merges it with its built-in defaults (host and NVML GPU metrics).
+configure_ops_agent() {
+  local config=${AISTACK_OPS_AGENT_CONFIG:-/etc/google-cloud-ops-agent/config.yaml}
+  if [[ ! -r $AISTACK_HOME/ops-agent.yaml ]]; then
+    log "no ops-agent.yaml next to the scripts: the Ops Agent keeps its own config"
+    return 0
+  fi
+  if ! command -v systemctl >/dev/null 2>&1; then
+    log "systemctl is missing: the Ops Agent is not configured"
+    return 0
+  fi
+  mkdir -p "$(dirname "$config")" &&
+    cp "$AISTACK_HOME/ops-agent.yaml" "$config.tmp" &&
+    mv -f "$config.tmp" "$config" &&
+    systemctl restart google-cloud-ops-agent >&2 &&
+    log "Ops Agent restarted with $config"
+}
+# [/gcp]
 
 main() {
   parse_args "$@"
@@ -194,11 +258,24 @@ main() {
   log "bootstrapping from $AISTACK_HOME"
   start_guards
   ensure_host_tools
+  # [gcp]
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    configure_ops_agent || log "configuring the Ops Agent failed; going on without it"
+  else
+  # [/gcp]
   configure_cloudwatch || log "configuring the CloudWatch agent failed; going on without it"
+  # [gcp]
+  fi
+  # [/gcp]
   "$BASH" "$AISTACK_HOME/nvme-cache.sh"
   if [[ -n ${AISTACK_DATASET_URI:-} ]]; then
     "$BASH" "$AISTACK_HOME/dataset-sync.sh" >/dev/null
   fi
+  # [gcp]
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    restore_checkpoint
+  fi
+  # [/gcp]
   log "bootstrap complete"
 }
 

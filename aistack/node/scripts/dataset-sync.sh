@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# dataset-sync.sh: copy the pinned version of a dataset from S3 into the node's cache (D3).
+# dataset-sync.sh: copy the pinned version of a dataset from S3 (Cloud Storage on GCP)
+# into the node's cache (D3).
 #
 # The source is $AISTACK_DATASET_URI/$AISTACK_DATASET_VERSION/, the destination
 # $AISTACK_CACHE_DIR/datasets/<name>/<version>. A marker file written only after a
@@ -8,15 +9,17 @@
 # Prints the dataset directory on success and points datasets/<name>/current at it.
 #
 # Environment:
-#   AISTACK_DATASET_URI         s3://bucket/prefix holding one sub-prefix per version (required)
+#   AISTACK_DATASET_URI         s3://bucket/prefix (gs://bucket/prefix on GCP) holding one
+#                               sub-prefix per version                       (required)
 #   AISTACK_DATASET_VERSION     the pinned version, e.g. v3 or 2024-06-01 (required)
 #   AISTACK_DATASET_NAME        directory name in the cache (default: last part of the URI)
 #   AISTACK_CACHE_DIR           cache root                                (default /mnt/nvme)
-#   AISTACK_SYNC_CONCURRENCY    parallel S3 requests of the sync                (default 64)
+#   AISTACK_SYNC_CONCURRENCY    parallel S3 requests of the sync (AWS; `gcloud storage`
+#                               sizes its own parallelism)                      (default 64)
 #   AISTACK_SYNC_ATTEMPTS       tries before giving up                           (default 3)
 #   AISTACK_SYNC_RETRY_SECONDS  pause between tries                             (default 15)
-#   AISTACK_REGION, AISTACK_LOG_DIR  see lib.sh
-# Commands: aws, grep, mv, ln.
+#   AISTACK_REGION, AISTACK_LOG_DIR, AISTACK_CLOUD  see lib.sh
+# Commands: aws (gcloud on GCP), grep, mv, ln.
 
 set -euo pipefail
 AISTACK_SCRIPT=dataset-sync
@@ -29,7 +32,8 @@ AISTACK_SYNC_ATTEMPTS=${AISTACK_SYNC_ATTEMPTS:-3}
 AISTACK_SYNC_RETRY_SECONDS=${AISTACK_SYNC_RETRY_SECONDS:-15}
 readonly MARKER=.aistack-complete
 
-# dataset_name URI: the last part of an s3:// URI's path, or its bucket.
+# dataset_name URI: the last part of an s3:// URI's path, or its bucket. A gs:// URI
+# gives the same answer: only the part after the last '/' is kept.
 dataset_name() {
   local path=${1#s3://}
   while [[ $path == */ ]]; do path=${path%/}; done
@@ -38,8 +42,18 @@ dataset_name() {
 
 validate() {
   local uri=${AISTACK_DATASET_URI:-} version=${AISTACK_DATASET_VERSION:-}
+  # [gcp]
+  # Cloud Storage bucket names also take '_' (cloud.google.com/storage/docs/buckets#naming).
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    [[ $uri =~ ^gs://[a-z0-9][a-z0-9._-]+[a-z0-9](/[^[:space:]]*)?$ ]] ||
+      die "AISTACK_DATASET_URI must be gs://bucket/prefix (got '$uri')"
+  else
+  # [/gcp]
   [[ $uri =~ ^s3://[a-z0-9][a-z0-9.-]+[a-z0-9](/[^[:space:]]*)?$ ]] ||
     die "AISTACK_DATASET_URI must be s3://bucket/prefix (got '$uri')"
+  # [gcp]
+  fi
+  # [/gcp]
   [[ $version =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] ||
     die "AISTACK_DATASET_VERSION must be a version like v3 (got '$version')"
   [[ ${version,,} != latest ]] ||
@@ -61,9 +75,19 @@ sync_with_retries() {
   local attempt
   for ((attempt = 1; attempt <= AISTACK_SYNC_ATTEMPTS; attempt++)); do
     log "syncing $1 to $2 (attempt $attempt of $AISTACK_SYNC_ATTEMPTS)"
+    # [gcp]
+    if [[ $AISTACK_CLOUD == gcp ]]; then
+      if gcs_rsync "$1" "$2"; then
+        return 0
+      fi
+    else
+    # [/gcp]
     if aws s3 sync "$1" "$2" --only-show-errors >&2; then
       return 0
     fi
+    # [gcp]
+    fi
+    # [/gcp]
     if ((attempt < AISTACK_SYNC_ATTEMPTS && AISTACK_SYNC_RETRY_SECONDS > 0)); then
       sleep "$AISTACK_SYNC_RETRY_SECONDS"
     fi
@@ -91,7 +115,13 @@ main() {
   else
     mkdir -p "$dest"
     rm -f "$dest/$MARKER"
+    # [gcp]
+    if [[ $AISTACK_CLOUD != gcp ]]; then
+    # [/gcp]
     aws configure set default.s3.max_concurrent_requests "$AISTACK_SYNC_CONCURRENCY"
+    # [gcp]
+    fi
+    # [/gcp]
     if ! sync_with_retries "$source" "$dest"; then
       log "error: syncing $source failed; $dest has no completion marker"
       return 1

@@ -11,12 +11,25 @@
 #                                                               (default /var/log/aistack)
 #   AISTACK_IMDS_ENDPOINT   instance metadata service        (default http://169.254.169.254)
 #   AISTACK_IMDS_TIMEOUT    seconds allowed per metadata request                (default 2)
-#   AISTACK_SCHEDULER       asg | batch: what launched this node                (default asg)
-#   AISTACK_TERMINATE_MODE  asg | shutdown: how the node ends itself; asg asks its auto
-#                           scaling group to terminate it and lower the desired capacity
-#                           (default asg when AISTACK_SCHEDULER=asg, else shutdown)
-#   AISTACK_REGION          region for aws calls     (default: the node's, from metadata)
+#   AISTACK_SCHEDULER       asg | batch (AWS) | mig (GCP): what launched this node
+#                                                                       (default asg)
+#   AISTACK_TERMINATE_MODE  asg | mig | shutdown: how the node ends itself; asg asks its
+#                           auto scaling group to terminate it and lower the desired
+#                           capacity, mig deletes the VM through its managed instance group
+#                           (default asg or mig after AISTACK_SCHEDULER, else shutdown)
+#   AISTACK_REGION          region for aws and gcloud calls
+#                                                 (default: the node's, from metadata)
 #   AISTACK_MAX_ITERATIONS  stop a polling loop after this many checks  (default 0: never)
+#   AISTACK_CLOUD           aws | gcp: the cloud the node runs on               (default aws)
+#   AISTACK_GCE_METADATA    GCP metadata server
+#                            (default http://metadata.google.internal/computeMetadata/v1)
+#   AISTACK_INSTANCE_GROUP  GCP: the regional managed instance group that owns this VM
+#
+# One set of scripts serves both clouds. What differs is in the blocks between "# [gcp]"
+# and "# [/gcp]": they run only when AISTACK_CLOUD=gcp, and render_user_data drops them,
+# so an AWS node gets byte for byte the scripts it had before GCP support (the AWS lines
+# stay as they were). The scripts ask for metadata by its EC2 path; on GCP, imds_get
+# answers the same questions from the GCP metadata server (below).
 #
 # Every external command is looked up on PATH, so tests put stubs first on PATH.
 
@@ -160,6 +173,13 @@ imds_get() {
 
 terminate_mode() {
   local mode=${AISTACK_TERMINATE_MODE:-}
+  # [gcp]
+  if [[ -z $mode && $AISTACK_SCHEDULER == mig ]]; then mode=mig; fi
+  if [[ $mode == mig ]]; then
+    printf '%s' "$mode"
+    return 0
+  fi
+  # [/gcp]
   if [[ -z $mode ]]; then
     if [[ $AISTACK_SCHEDULER == asg ]]; then mode=asg; else mode=shutdown; fi
   fi
@@ -188,6 +208,17 @@ terminate_node() {
     return 0
   fi
   log "ending this node ($mode): $reason"
+  # [gcp]
+  # A VM that halts inside a managed instance group is recreated: the group keeps its
+  # target size. Deleting it through the group lowers the target, so it stays gone.
+  if [[ $mode == mig ]]; then
+    if gce_delete_through_group; then
+      state_set terminating "$(now)"
+      return 0
+    fi
+    log "deleting through the instance group failed; halting with shutdown -h now instead"
+  fi
+  # [/gcp]
   if [[ $mode == asg ]]; then
     imds_refresh_token || true
     ensure_region
@@ -241,3 +272,102 @@ cloudwatch_ctl() {
     return 1
   fi
 }
+# [gcp]
+# Google Cloud. The metadata server answers plain GETs that carry Metadata-Flavor: Google
+# (https://cloud.google.com/compute/docs/metadata/querying-metadata); there is no session
+# token as with IMDSv2.
+AISTACK_CLOUD=${AISTACK_CLOUD:-aws}
+AISTACK_GCE_METADATA=${AISTACK_GCE_METADATA:-http://metadata.google.internal/computeMetadata/v1}
+AISTACK_INSTANCE_GROUP=${AISTACK_INSTANCE_GROUP:-}
+case $AISTACK_CLOUD in
+  aws | gcp) ;;
+  *) die "AISTACK_CLOUD must be aws or gcp (got '$AISTACK_CLOUD')" ;;
+esac
+
+# gce_metadata_get PATH: print computeMetadata/v1/PATH. Returns 1 when it does not exist
+# (404), 2 when the metadata server cannot be read.
+gce_metadata_get() {
+  local out code
+  out=$(curl -sS --max-time "$AISTACK_IMDS_TIMEOUT" -H "Metadata-Flavor: Google" \
+    -w '\n%{http_code}' "$AISTACK_GCE_METADATA/$1") || return 2
+  code=${out##*$'\n'}
+  case $code in
+    200) printf '%s\n' "${out%$'\n'*}" ;;
+    404) return 1 ;;
+    *) return 2 ;;
+  esac
+}
+
+# gce_region: the region, from instance/zone ("projects/NUMBER/zones/us-central1-a").
+gce_region() {
+  local zone
+  zone=$(gce_metadata_get instance/zone) || return
+  zone=${zone##*/}
+  printf '%s\n' "${zone%-*}"
+}
+
+# gce_interruption_notice: print the notice when Compute Engine is about to stop this VM:
+# a preemption ("instance/preempted" turns TRUE; Spot VMs get about 30 s) or a host
+# maintenance event that stops it ("instance/maintenance-event" reads
+# TERMINATE_ON_HOST_MAINTENANCE; GPU VMs cannot live-migrate and get an hour's notice,
+# https://cloud.google.com/compute/docs/gpus/gpu-host-maintenance). Returns 1 without one.
+# Polled rather than read with ?wait_for_change=true: the loop watches two keys, and a
+# blocking wait on one would delay seeing the other.
+gce_interruption_notice() {
+  local value
+  value=$(gce_metadata_get instance/preempted) || return
+  if [[ $value == TRUE ]]; then
+    printf 'preempted\n'
+    return 0
+  fi
+  value=$(gce_metadata_get instance/maintenance-event) || return
+  if [[ $value == TERMINATE_ON_HOST_MAINTENANCE ]]; then
+    printf 'maintenance %s\n' "$value"
+    return 0
+  fi
+  return 1
+}
+
+# gce_delete_through_group: delete this VM through its regional managed instance group,
+# which lowers the group's target size so it does not create a replacement.
+gce_delete_through_group() {
+  local name region=${AISTACK_REGION:-}
+  if [[ -z $AISTACK_INSTANCE_GROUP ]]; then
+    log "AISTACK_INSTANCE_GROUP is not set: no group to delete this VM through"
+    return 1
+  fi
+  name=$(gce_metadata_get instance/name) || return 1
+  if [[ -z $region ]]; then
+    region=$(gce_region) || return 1
+  fi
+  gcloud compute instance-groups managed delete-instances "$AISTACK_INSTANCE_GROUP" \
+    --instances="$name" --region="$region" --quiet >&2
+}
+
+# gcs_rsync SOURCE DEST: make DEST a copy of SOURCE, one of them a gs:// URI.
+gcs_rsync() {
+  gcloud storage rsync --recursive "$1" "$2" >&2
+}
+
+if [[ $AISTACK_CLOUD == gcp ]]; then
+  imds_refresh_token() {
+    return 0
+  }
+
+  # imds_get PATH: the answer to the question the EC2 metadata PATH asks, from the GCP
+  # metadata server; 1 where GCP has no such thing (a rebalance recommendation).
+  imds_get() {
+    case $1 in
+      meta-data/spot/instance-action) gce_interruption_notice ;;
+      meta-data/instance-id) gce_metadata_get instance/name ;;
+      meta-data/placement/region) gce_region ;;
+      *) return 1 ;;
+    esac
+  }
+
+  # The CloudWatch agent has no place on GCP: the Ops Agent ships metrics and logs.
+  cloudwatch_ctl() {
+    return 1
+  }
+fi
+# [/gcp]

@@ -7,6 +7,11 @@
 # plain directory on the root volume. Idempotent: a mounted cache is left alone and an
 # existing filesystem is mounted, not reformatted.
 #
+# On GCP (AISTACK_CLOUD=gcp) the disks are the local SSDs, found by the symlinks Compute
+# Engine makes for them, /dev/disk/by-id/google-local-nvme-ssd-N
+# (https://cloud.google.com/compute/docs/disks/disk-symlinks); on machine types whose
+# persistent disks are NVMe too (C3, A3) a model name would not tell them apart.
+#
 # Some images prepare the disks themselves before user data runs: the AWS Deep Learning AMIs
 # put every instance-store disk into one LVM volume (vg.01/lv_ephemeral, ext4) mounted at
 # /opt/dlami/nvme. When AISTACK_IMAGE_NVME_DIR is a mount point it is bind-mounted at the
@@ -23,8 +28,9 @@
 #   AISTACK_DEV_DIR      directory holding the disks' device nodes             (default /dev)
 #   AISTACK_NVME_MODEL   model of instance-store disks, as `lsblk -o MODEL` prints it
 #                                               (default "Amazon EC2 NVMe Instance Storage")
-#   AISTACK_LOG_DIR      see lib.sh
-# Commands: lsblk, mdadm, blkid, mkfs.xfs or mkfs.ext4, mount, mountpoint, findmnt.
+#   AISTACK_DISK_BY_ID   GCP: where the disk symlinks are          (default /dev/disk/by-id)
+#   AISTACK_LOG_DIR, AISTACK_CLOUD  see lib.sh
+# Commands: lsblk, mdadm, blkid, mkfs.xfs or mkfs.ext4, mount, mountpoint, findmnt, readlink.
 
 set -euo pipefail
 AISTACK_SCRIPT=nvme-cache
@@ -49,6 +55,24 @@ instance_store_disks() {
     fi
   done <<<"$listing"
 }
+
+# [gcp]
+if [[ $AISTACK_CLOUD == gcp ]]; then
+  AISTACK_DISK_BY_ID=${AISTACK_DISK_BY_ID:-/dev/disk/by-id}
+
+  # The local SSDs' kernel names, one a line, in the order of their symlinks' numbers;
+  # the -partN links of a partitioned disk are not disks.
+  instance_store_disks() {
+    local link target
+    for link in "$AISTACK_DISK_BY_ID"/google-local-nvme-ssd-*; do
+      [[ $link =~ /google-local-nvme-ssd-[0-9]+$ && -e $link ]] || continue
+      target=$(readlink -f "$link") || return 1
+      [[ ${target##*/} =~ ^[A-Za-z0-9]+$ ]] && printf '%s\n' "${target##*/}"
+    done
+    return 0
+  }
+fi
+# [/gcp]
 
 # disk_in_use DEVICE: DEVICE belongs to another layer; prints why. `lsblk -nP` lists the
 # disk and, below it, whatever holds it (partitions, LVM volumes, md arrays), one

@@ -20,6 +20,11 @@
 # signal it exits 138 (128 + SIGUSR1) to be run again, which the Batch job definition of
 # aws.TrainingPool retries.
 #
+# On GCP (AISTACK_CLOUD=gcp) the interruption notice is the metadata server's
+# instance/preempted turning TRUE or instance/maintenance-event reading
+# TERMINATE_ON_HOST_MAINTENANCE (lib.sh, gce_interruption_notice); GCP has no rebalance
+# recommendation, and the flush goes through `gcloud storage rsync` to a gs:// URI.
+#
 # Usage: spot-watch.sh [--once]   (--once: one poll, then exit)
 #
 # Environment:
@@ -33,13 +38,14 @@
 #   AISTACK_TRAINER_SIGNAL           signal for AISTACK_TRAINER_PROCESS_NAME   (default USR1)
 #   AISTACK_TRAINER_PROCESS_NAME     processes with exactly this name get it (default: none)
 #   AISTACK_CHECKPOINT_DIR           local checkpoint directory
-#   AISTACK_CHECKPOINT_URI           s3:// destination of the flush
+#   AISTACK_CHECKPOINT_URI           s3:// (gs:// on GCP) destination of the flush
 #   AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS  pause between the signal and the flush (default 30)
 #   AISTACK_CHECKPOINT_FLUSH_CMD     flush command, run with bash -c (default, when the
 #                                    dir and the URI are set:
 #                                    aws s3 sync "$AISTACK_CHECKPOINT_DIR" "$AISTACK_CHECKPOINT_URI")
-#   AISTACK_STATE_DIR, AISTACK_LOG_DIR, AISTACK_MAX_ITERATIONS, AISTACK_IMDS_*: see lib.sh
-# Commands: curl, docker (when installed), pkill, aws, grep, sleep.
+#   AISTACK_STATE_DIR, AISTACK_LOG_DIR, AISTACK_MAX_ITERATIONS, AISTACK_IMDS_*,
+#   AISTACK_CLOUD, AISTACK_GCE_METADATA: see lib.sh
+# Commands: curl, docker (when installed), pkill, aws (gcloud on GCP), grep, sleep.
 
 set -euo pipefail
 AISTACK_SCRIPT=spot-watch
@@ -140,6 +146,12 @@ flush_checkpoint() {
     "$BASH" -c "$AISTACK_CHECKPOINT_FLUSH_CMD" >&2
   elif [[ -n $AISTACK_CHECKPOINT_DIR && -n $AISTACK_CHECKPOINT_URI ]]; then
     log "flushing $AISTACK_CHECKPOINT_DIR to $AISTACK_CHECKPOINT_URI"
+    # [gcp]
+    if [[ $AISTACK_CLOUD == gcp ]]; then
+      gcs_rsync "$AISTACK_CHECKPOINT_DIR" "$AISTACK_CHECKPOINT_URI"
+      return
+    fi
+    # [/gcp]
     aws s3 sync "$AISTACK_CHECKPOINT_DIR" "$AISTACK_CHECKPOINT_URI" --only-show-errors >&2
   else
     log "no checkpoint flush configured (AISTACK_CHECKPOINT_DIR and _URI, or _FLUSH_CMD)"
