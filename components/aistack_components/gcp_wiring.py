@@ -11,11 +11,9 @@ from aistack.errors import Problem
 __all__ = [
     "ClusterRef",
     "DatasetReadRef",
-    "LogsBucketRef",
-    "NotebookNetworkRef",
-    "ServicesRef",
     "GcsBucketRef",
     "LogsBucketRef",
+    "NotebookNetworkRef",
     "ServicesRef",
     "TrainingNetworkRef",
     "waiting_for",
@@ -114,26 +112,6 @@ class NotebookNetworkRef:
 
         return list(catalog.region_zones("gcp", self.region))
 
-
-class TrainingNetworkRef:
-    """A `gcp.Network`'s training tier known by its subnet, service account, planned zones
-    and health-check port: what a `gcp.TrainingPool` reads from its network."""
-
-    def __init__(
-        self,
-        region: str,
-        subnet_self_link: pulumi.Input[str],
-        service_account_email: pulumi.Input[str],
-        zones: list[str],
-        health_check_port: int | None,
-    ) -> None:
-        self.region = region
-        self.subnetworks = {"training": subnet_self_link}
-        self._subnet = pulumi.Output.from_input(subnet_self_link)
-        self._account = pulumi.Output.from_input(service_account_email)
-        self._zones = list(zones)
-        self.args = _Namespace(training_health_check_port=health_check_port)
-
     def subnet_self_link(self, tier: str) -> pulumi.Output[str]:
         return self._subnet
 
@@ -167,6 +145,32 @@ class DatasetReadRef:
                 opts=pulumi.ResourceOptions(depends_on=self._services.enabling()),
             )
         ]
+
+
+class TrainingNetworkRef:
+    """A `gcp.Network`'s training tier known by its subnet, service account, planned zones
+    and health-check port: what a `gcp.TrainingPool` reads from its network."""
+
+    def __init__(
+        self,
+        region: str,
+        subnet_self_link: pulumi.Input[str],
+        service_account_email: pulumi.Input[str],
+        zones: list[str],
+        health_check_port: int | None,
+    ) -> None:
+        self.region = region
+        self.subnetworks = {"training": subnet_self_link}
+        self._subnet = pulumi.Output.from_input(subnet_self_link)
+        self._account = pulumi.Output.from_input(service_account_email)
+        self._zones = list(zones)
+        self.args = _Namespace(training_health_check_port=health_check_port)
+
+    def subnet_self_link(self, tier: str) -> pulumi.Output[str]:
+        return self._subnet
+
+    def service_account(self, tier: str) -> pulumi.Output[str]:
+        return self._account
 
     def zones(self, tier: str) -> list[str]:
         return list(self._zones)
