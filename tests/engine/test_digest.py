@@ -41,6 +41,7 @@ DIGESTS = {
     "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "e5648f672402f52d72f098f16adc9a5decdf56450a3b84beb1e447d61dc161cd",
+    "gcp-training": "877be4d5dce0158876c46724aeec43ea7ef56a475fe1b5e34851170313742b5c",
 }
 
 
@@ -165,6 +166,7 @@ def _graphs() -> dict[str, StackGraph]:
         "kubernetes-eks": engine.run_project(ROOT / "stacks" / "kubernetes-eks"),
         "kubernetes-operators": engine.run_project(ROOT / "stacks" / "kubernetes-operators"),
         "kubernetes-gke": engine.run_project(ROOT / "stacks" / "kubernetes-gke"),
+        "gcp-training": engine.run_project(ROOT / "stacks" / "gcp-training"),
     }
 
 

@@ -32,6 +32,7 @@ STACKS = {
     # deploy time, which neither checkov nor the schemas see.
     "kubernetes-operators": ROOT / "stacks" / "kubernetes-operators",
     "kubernetes-gke": ROOT / "stacks" / "kubernetes-gke",
+    "gcp-training": ROOT / "stacks" / "gcp-training",
 }
 #: Programs scanned in the same checkov batch, with their config: a team's first GCP stack
 #: (an example stack too), one compliant and one violating resource per mapped Google type

@@ -1,0 +1,113 @@
+"""The GCP training example: a network, the buckets, a `mig` pool, a GKE cluster with a Spot
+GPU node pool and a notebook preview offline in one region; the GPU quota covers all of
+them; every rule it touches passes; bad config is one ConfigError before anything
+registers."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from aistack import engine, policy
+from aistack.engine import runner
+from aistack.errors import ConfigError
+
+PROJECT = Path(__file__).resolve().parents[1]
+REGION = "europe-west4"
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return engine.run_project(PROJECT, stack="dev")
+
+
+def _one(graph, token):
+    (resource,) = graph.of_type(token)
+    return resource
+
+
+def test_both_schedulers_and_the_notebook_are_in_the_buckets_region(graph):
+    buckets = {
+        str(b.inputs["location"]).lower() for b in graph.of_type("gcp:storage/bucket:Bucket")
+    }
+    assert buckets == {REGION}
+    group = _one(graph, "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager")
+    assert group.inputs["region"] == REGION
+    assert group.inputs["targetSize"] in (0, "0")  # VMs exist only while runs do
+    template = _one(graph, "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate")
+    assert template.inputs["scheduling"]["provisioningModel"] == "SPOT"
+    cluster = _one(graph, "gcp:container/cluster:Cluster")
+    assert cluster.inputs["location"] == REGION
+    notebook = _one(graph, "gcp:workbench/instance:Instance")
+    assert notebook.inputs["location"].startswith(f"{REGION}-")
+    assert notebook.inputs["gceSetup"]["metadata"]["idle-timeout-seconds"] == "3600"
+
+
+def test_the_mig_vms_and_the_gke_nodes_run_as_the_training_tier_s_account(graph):
+    template = _one(graph, "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate")
+    email = template.inputs["serviceAccount"]["email"]
+    assert email == "vision-gke-nodes@team-ml-prod.iam.gserviceaccount.com"
+    gpu_pools = [
+        p for p in graph.of_type("gcp:container/nodePool:NodePool")
+        if (p.inputs.get("nodeConfig") or {}).get("guestAccelerators")
+        or "g2-" in str((p.inputs.get("nodeConfig") or {}).get("machineType"))
+    ]  # fmt: skip
+    assert gpu_pools and all(p.inputs["nodeConfig"]["serviceAccount"] == email for p in gpu_pools)
+
+
+def test_the_gpu_quota_is_filed_for_the_pool_the_gke_nodes_and_the_notebook(graph):
+    preferred = {
+        q.inputs["quotaId"]: int(q.inputs["quotaConfig"]["preferredValue"])
+        for q in graph.of_type("gcp:cloudquota/sQuotaPreference:SQuotaPreference")
+    }
+    # 4 Spot VMs + 4 Spot nodes (+ one of headroom), and the notebook's on-demand L4.
+    assert preferred["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"] >= 8
+    assert preferred["NVIDIA-L4-GPUS-per-project-region"] >= 1
+
+
+def test_every_rule_passes_and_the_training_items_are_kept(graph, aistack_stack):
+    failed = [
+        (rule.id, finding.resource_name, finding.message)
+        for rule in policy.all_rules()
+        for finding in rule.evaluate(graph)
+        if finding.status == "non-compliant"
+    ]
+    assert failed == []
+    aistack_stack.check(graph, "C1", "C2", "C3", "C4", "C5", "C6", "D1", "D2", "D3", "D4")
+    aistack_stack.check(graph, "T1", "T3", "T5", "T6", "S1")
+
+
+def test_the_outputs_say_how_to_submit_a_run_and_open_the_notebook(graph):
+    outputs = graph.stack_outputs
+    assert (
+        "gcloud compute instance-groups managed create-instance train-mig"
+        in outputs["submitCommand"]
+    )
+    assert outputs["jupyterlab"].startswith("https://")
+    assert outputs["kueueFlavors"][0]["capacity"] == "spot"
+
+
+def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
+    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
+    stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
+    document = yaml.safe_load(stack_file.read_text())
+    document["config"]["gcp-training:trainingImage"] = "registry.example.com/vision:latest"
+    document["config"]["gcp-training:notebookIdleMinutes"] = 5
+    document["config"]["gcp-training:gkeMaxNodes"] = 0
+    stack_file.write_text(yaml.safe_dump(document))
+
+    registered = []
+    register = runner.RecordingMonitor.RegisterResource
+
+    def counting(self, request):
+        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
+            registered.append(request.name)
+        return register(self, request)
+
+    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
+    with pytest.raises(ConfigError) as caught:
+        engine.run_project(tmp_path / "stack", stack="dev")
+    fields = {problem.field.split(".")[0] for problem in caught.value.problems}
+    assert fields == {"pool", "notebook", "gkePool"}, fields
+    assert registered == []
