@@ -66,6 +66,7 @@ COMPUTE_API = "compute.googleapis.com"
 IAM_API = "iam.googleapis.com"
 BINARY_AUTHORIZATION_API = "binaryauthorization.googleapis.com"
 APIS = (CONTAINER_API, COMPUTE_API, IAM_API)
+LOGGING_API = "logging.googleapis.com"
 
 #: The minimal roles of a node service account (GKE docs, "Harden your cluster's security":
 #: use least privilege IAM service accounts — logging.logWriter, monitoring.metricWriter,
@@ -229,6 +230,13 @@ class GkeClusterArgs(AistackModel):
         description="Create the cluster without deletion protection. Off: `pulumi destroy` "
         "fails until an `up` turns protection off (deliberate, two steps).",
     )
+    log_retention_days: int = Field(
+        90,
+        ge=1,
+        le=3650,
+        description="Days the cluster's regional log bucket keeps its system and workload "
+        "logs (T6); Cloud Logging buckets keep 1 to 3650 days.",
+    )
 
     @field_validator("master_ipv4_cidr_block")
     @classmethod
@@ -252,6 +260,8 @@ class GkeCluster(pulumi.ComponentResource):
     cluster: gcp.container.Cluster
     system_pool: gcp.container.NodePool
     node_service_account: gcp.serviceaccount.Account
+    log_bucket: gcp.logging.ProjectBucketConfig
+    log_sink: gcp.logging.ProjectSink
     #: The cluster's id, `projects/<p>/locations/<region>/clusters/<name>`: what node pools
     #: take as `cluster`.
     cluster_id: pulumi.Output[str]
@@ -430,8 +440,8 @@ class GkeCluster(pulumi.ComponentResource):
                 if args.rbac_security_group
                 else None
             ),
-            # T6: system and workload logs to Cloud Logging (routed to a retained regional
-            # bucket by the stack's log sink).
+            # T6: system and workload logs to Cloud Logging (routed to the retained regional
+            # bucket below).
             logging_config=gcp.container.ClusterLoggingConfigArgs(
                 enable_components=["SYSTEM_COMPONENTS", "WORKLOADS"]
             ),
@@ -498,6 +508,39 @@ class GkeCluster(pulumi.ComponentResource):
                 resource_labels=labels,
             ),
             opts=child_opts(self, depends_on=apis),
+        )
+
+        # T6, C4: the cluster's logs (pods, nodes, control plane) to a regional bucket that
+        # keeps them, instead of only the global _Default bucket's 30 days. A sink copies;
+        # _Default keeps its copy (exclude them there to stop paying twice).
+        bucket_id = f"{resource_id_from(self.cluster_name)}-gke-logs"[:100]
+        logging_apis = services.enabling(LOGGING_API)
+        self.log_bucket = gcp.logging.ProjectBucketConfig(
+            f"{name}-logs",
+            project=self.project,
+            bucket_id=bucket_id,
+            location=args.region,
+            retention_days=args.log_retention_days,
+            description=f"aistack GKE cluster {self.cluster_name}: system and workload logs",
+            opts=child_opts(self, depends_on=logging_apis),
+        )
+        self.log_sink = gcp.logging.ProjectSink(
+            f"{name}-log-sink",
+            project=self.project,
+            destination=pulumi.Output.concat(
+                "logging.googleapis.com/projects/",
+                self.project,
+                f"/locations/{args.region}/buckets/{bucket_id}",
+            ),
+            # The monitored resources of GKE logs (Cloud Logging docs, "GKE logs"): containers,
+            # pods, nodes and the cluster's own, all labelled with the cluster's name.
+            filter=(
+                'resource.type=("k8s_container" OR "k8s_pod" OR "k8s_node" OR "k8s_cluster") '
+                f'AND resource.labels.cluster_name="{self.cluster_name}"'
+            ),
+            unique_writer_identity=True,
+            description=f"aistack GKE cluster {self.cluster_name} -> {bucket_id}",
+            opts=child_opts(self, depends_on=[self.log_bucket]),
         )
 
         self.cluster_id = self.cluster.id

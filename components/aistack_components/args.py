@@ -1929,6 +1929,10 @@ class GcpGkeClusterArgs(TypedDict):
     """Create the cluster without deletion protection. Off: `pulumi destroy` fails until an
     `up` turns protection off (deliberate, two steps). Default: false.
     """
+    log_retention_days: NotRequired[int]
+    """Days the cluster's regional log bucket keeps its system and workload logs (T6); Cloud
+    Logging buckets keep 1 to 3650 days. Default: 90.
+    """
     project: str
     """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
     enabled_services: pulumi.Input[list[str]]

@@ -178,6 +178,7 @@ def test_c4_the_cluster_and_its_pools_declare_residency_in_their_resource_labels
         "train-cluster": "compliant",
         "train-system": "compliant",
         "l4-pool": "compliant",
+        "train-logs": "compliant",  # the cluster's log bucket, in its region
     }
 
 
@@ -187,3 +188,33 @@ def test_c4_a_cluster_without_residency_labels_fails(verdicts):
                               resource_labels={"team": "ml"})  # fmt: skip
 
     assert verdicts("AIS-C4-02", program, **CONFIG) == {"legacy": "non-compliant"}
+
+
+# ---- T6: the cluster's logs kept in its region -------------------------------------------
+
+
+def test_t6_04_the_cluster_s_logs_go_to_a_regional_bucket_that_keeps_them(verdicts):
+    assert verdicts("AIS-T6-04", _components, **CONFIG) == {"train-cluster": "compliant"}
+
+
+def test_t6_04_a_cluster_whose_logs_stay_in_default_or_a_short_global_bucket_fails(verdicts):
+    def program():
+        gcp.container.Cluster("bare", name="bare", location="europe-west4")
+        gcp.container.Cluster("short", name="short", location="europe-west4")
+        gcp.logging.ProjectBucketConfig(
+            "short-logs",
+            project=PROJECT,
+            bucket_id="short-logs",
+            location="global",
+            retention_days=7,
+        )
+        gcp.logging.ProjectSink(
+            "short-sink",
+            destination=f"logging.googleapis.com/projects/{PROJECT}/locations/global/buckets/short-logs",
+            filter='resource.type="k8s_container" AND resource.labels.cluster_name="short"',
+        )
+
+    assert verdicts("AIS-T6-04", program, **CONFIG) == {
+        "bare": "non-compliant",
+        "short": "non-compliant",
+    }
