@@ -20,6 +20,7 @@ __all__ = [
     "image_by_digest",
     "is_pinned",
     "normalize_digest",
+    "pinned_image",
     "reference_problem",
     "require_digest",
 ]
@@ -60,6 +61,16 @@ def normalize_digest(digest: str, field: str = "digest") -> str:
         fix="pass the 'sha256:' followed by 64 lowercase hex digits that `docker push` or "
         "`aws ecr describe-images` prints.",
     )
+
+
+def pinned_image(reference: str, field: str) -> str:
+    """`require_digest` for a pydantic validator: the reference, or a ValueError with the
+    problem and its fix, which the Args turn into one ConfigError naming `field`."""
+    try:
+        return require_digest(reference, field)
+    except ConfigError as error:
+        problem = error.problems[0]
+        raise ValueError(f"{problem.message} Fix: {problem.fix}") from None
 
 
 def image_by_digest(repository: str, digest: str, *, field: str = "image") -> str:

@@ -21,7 +21,7 @@ from aistack.aws._node import offer_in_region
 from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
-from aistack.images import require_digest
+from aistack.images import pinned_image
 from aistack.model_versions import MOVING_LABELS  # re-exported: S7, every cloud
 
 if TYPE_CHECKING:
@@ -83,13 +83,7 @@ def _retention(days: int | None) -> int | None:
 
 
 def _digest(image: str | None, field: str) -> str | None:
-    if image is None:
-        return None
-    try:
-        return require_digest(image, field)
-    except ConfigError as error:
-        problem = error.problems[0]
-        raise ValueError(f"{problem.message} Fix: {problem.fix}") from None
+    return None if image is None else pinned_image(image, field)
 
 
 # ---- arguments -------------------------------------------------------------------------------

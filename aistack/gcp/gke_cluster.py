@@ -46,6 +46,7 @@ from pydantic import AfterValidator, Field, field_validator
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, resource_id_from
+from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.dataset_bucket import DatasetBucket
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import account_id_for
@@ -511,36 +512,23 @@ class GkeCluster(pulumi.ComponentResource):
         )
 
         # T6, C4: the cluster's logs (pods, nodes, control plane) to a regional bucket that
-        # keeps them, instead of only the global _Default bucket's 30 days. A sink copies;
-        # _Default keeps its copy (exclude them there to stop paying twice).
-        bucket_id = f"{resource_id_from(self.cluster_name)}-gke-logs"[:100]
-        logging_apis = services.enabling(LOGGING_API)
-        self.log_bucket = gcp.logging.ProjectBucketConfig(
-            f"{name}-logs",
+        # keeps them, instead of only the global _Default bucket's 30 days.
+        self.log_bucket, self.log_sink = regional_log_bucket(
+            self,
+            name,
             project=self.project,
-            bucket_id=bucket_id,
-            location=args.region,
+            region=args.region,
+            bucket_id=f"{resource_id_from(self.cluster_name)}-gke-logs",
             retention_days=args.log_retention_days,
-            description=f"aistack GKE cluster {self.cluster_name}: system and workload logs",
-            opts=child_opts(self, depends_on=logging_apis),
-        )
-        self.log_sink = gcp.logging.ProjectSink(
-            f"{name}-log-sink",
-            project=self.project,
-            destination=pulumi.Output.concat(
-                "logging.googleapis.com/projects/",
-                self.project,
-                f"/locations/{args.region}/buckets/{bucket_id}",
-            ),
             # The monitored resources of GKE logs (Cloud Logging docs, "GKE logs"): containers,
             # pods, nodes and the cluster's own, all labelled with the cluster's name.
-            filter=(
+            log_filter=(
                 'resource.type=("k8s_container" OR "k8s_pod" OR "k8s_node" OR "k8s_cluster") '
                 f'AND resource.labels.cluster_name="{self.cluster_name}"'
             ),
-            unique_writer_identity=True,
-            description=f"aistack GKE cluster {self.cluster_name} -> {bucket_id}",
-            opts=child_opts(self, depends_on=[self.log_bucket]),
+            what=f"GKE cluster {self.cluster_name}",
+            contents="system and workload logs",
+            depends_on=services.enabling(LOGGING_API),
         )
 
         self.cluster_id = self.cluster.id

@@ -42,12 +42,13 @@ from pydantic import Field, field_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
-from aistack.errors import ConfigError, Problems
+from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, resource_id_from
+from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
 from aistack.gcp.gpu_quota import GpuNeed
-from aistack.images import require_digest
+from aistack.images import pinned_image
 from aistack.node import NodeBootstrapConfig, render_startup_script
 
 with warnings.catch_warnings():
@@ -190,11 +191,7 @@ class TrainingPoolArgs(AistackModel):
     @field_validator("image")
     @classmethod
     def _image_by_digest(cls, image: str) -> str:
-        try:
-            return require_digest(image, "image")
-        except ConfigError as error:
-            problem = error.problems[0]
-            raise ValueError(f"{problem.message} Fix: {problem.fix}") from None
+        return pinned_image(image, "image")
 
     @field_validator("source_image")
     @classmethod
@@ -492,33 +489,21 @@ class TrainingPool(pulumi.ComponentResource):
             minutes=args.idle_minutes + 15,
             channels=channels,
         )
-        bucket_id = f"{resource_id_from(name)}-logs"[:100]
-        self.log_bucket = gcp.logging.ProjectBucketConfig(
-            f"{name}-logs",
+        self.log_bucket, self.log_sink = regional_log_bucket(
+            self,
+            name,
             project=self.project,
-            bucket_id=bucket_id,
-            # Regional, unlike the _Default bucket (global, 30 days): C4 and T6.
-            location=args.region,
+            region=args.region,
+            bucket_id=f"{resource_id_from(name)}-logs",
             retention_days=args.log_retention_days,
-            description=f"aistack training pool {name}: node and trainer logs",
-            opts=child_opts(self, depends_on=apis),
-        )
-        self.log_sink = gcp.logging.ProjectSink(
-            f"{name}-log-sink",
-            project=self.project,
-            destination=pulumi.Output.concat(
-                "logging.googleapis.com/projects/",
-                self.project,
-                f"/locations/{args.region}/buckets/{bucket_id}",
-            ),
             # Every log of the group's VMs: the Ops Agent's, the startup script's, syslog.
-            filter=(
+            log_filter=(
                 'resource.type="gce_instance" AND '
                 f'labels."compute.googleapis.com/resource_name"=~"^{group_name}-"'
             ),
-            unique_writer_identity=True,
-            description=f"aistack training pool {name} -> {bucket_id}",
-            opts=child_opts(self, depends_on=[self.log_bucket]),
+            what=f"training pool {name}",
+            contents="node and trainer logs",
+            depends_on=apis,
         )
 
         self.register_outputs(

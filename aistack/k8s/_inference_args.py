@@ -21,7 +21,7 @@ from pydantic import Field, field_validator
 from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import Problems
 from aistack.gateway import GatewayConfig
-from aistack.images import require_digest
+from aistack.images import pinned_image
 from aistack.model_versions import MOVING_LABELS
 from aistack.queries.k8s import parse_quantity
 
@@ -63,15 +63,7 @@ def version_slug(version: str) -> str:
 
 
 def _digest(image: str | None, field: str) -> str | None:
-    if image is None:
-        return None
-    from aistack.errors import ConfigError
-
-    try:
-        return require_digest(image, field)
-    except ConfigError as error:
-        problem = error.problems[0]
-        raise ValueError(f"{problem.message} Fix: {problem.fix}") from None
+    return None if image is None else pinned_image(image, field)
 
 
 class ServingVersion(AistackModel):

@@ -556,6 +556,41 @@ def workbench_region(resource: Resource) -> str | None:
 
 LOG_BUCKET = "gcp:logging/projectBucketConfig:ProjectBucketConfig"
 LOG_SINK = "gcp:logging/projectSink:ProjectSink"
+
+
+@dataclass(frozen=True)
+class LogRoute:
+    """A log sink into one of the stack's log buckets: what it routes and where it keeps it."""
+
+    sink: Resource
+    filter: str
+    location: str
+    retention_days: int
+
+
+def log_routes(graph: StackGraph) -> list[LogRoute]:
+    """Every sink whose destination is a log bucket of the stack, with that bucket's location
+    and retention (a bucket without retentionDays keeps 30 days, as Logging's default)."""
+    buckets: dict[str, Resource] = {}
+    for bucket in graph.of_type(LOG_BUCKET):
+        location = str(bucket.inputs.get("location") or "global")
+        buckets[f"locations/{location}/buckets/{bucket.inputs.get('bucketId')}"] = bucket
+    routes = []
+    for sink in graph.of_type(LOG_SINK):
+        destination = str(sink.inputs.get("destination") or "")
+        kept = next((b for key, b in buckets.items() if destination.endswith(key)), None)
+        if kept is not None:
+            routes.append(
+                LogRoute(
+                    sink,
+                    str(sink.inputs.get("filter") or ""),
+                    str(kept.inputs.get("location") or "global"),
+                    int(kept.inputs.get("retentionDays") or 30),
+                )
+            )
+    return routes
+
+
 #: The Ops Agent's GPU utilisation metric (agent.googleapis.com/gpu/utilization).
 OPS_AGENT_GPU_UTILIZATION = "agent.googleapis.com/gpu/utilization"
 _ENV_BLOCK = re.compile(r"<<'AISTACK_ENV'\n(.*?)AISTACK_ENV\n", re.S)

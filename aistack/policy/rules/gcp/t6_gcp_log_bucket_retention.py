@@ -1,7 +1,7 @@
 """AIS-T6-03: logs of GPU VM groups go to a regional log bucket that keeps them."""
 
 from aistack.policy import fail, ok, rule
-from aistack.queries.gcp import LOG_BUCKET, LOG_SINK, gpu_groups
+from aistack.queries.gcp import gpu_groups, log_routes
 
 #: The _Default bucket keeps logs 30 days (Cloud Logging docs, "Routing and storage
 #: overview"); aistack asks for at least that, in a region of the stack's choosing.
@@ -20,24 +20,19 @@ MIN_RETENTION_DAYS = 30
     "logging.ProjectSink whose filter matches the group's VMs (gcp.TrainingPool does).",
 )
 def check(graph):
-    buckets = {}
-    for bucket in graph.of_type(LOG_BUCKET):
-        location = str(bucket.inputs.get("location") or "global")
-        buckets[f"locations/{location}/buckets/{bucket.inputs.get('bucketId')}"] = bucket
-    sinks = list(graph.of_type(LOG_SINK))
+    routes = log_routes(graph)
     for group, _template in gpu_groups(graph):
         base = str(group.inputs.get("baseInstanceName") or "")
-        routed = [s for s in sinks if base and base in str(s.inputs.get("filter") or "")]
-        verdict = None
-        for sink in routed:
-            destination = str(sink.inputs.get("destination") or "")
-            bucket = next((b for key, b in buckets.items() if destination.endswith(key)), None)
-            if bucket is None:
-                continue
-            location = str(bucket.inputs.get("location") or "global")
-            days = int(bucket.inputs.get("retentionDays") or 30)
-            if location != "global" and days >= MIN_RETENTION_DAYS:
-                verdict = ok(group, f"logs kept {days} days in {location}.")
-                break
-            verdict = fail(group, f"logs go to a bucket in {location} kept {days} days.")
-        yield verdict or fail(group, "no sink routes the group's logs to a log bucket.")
+        yield judge(group, [r for r in routes if base and base in r.filter], "the group's")
+
+
+def judge(resource, routes, whose: str):
+    """ok when one of `routes` keeps the logs regionally for MIN_RETENTION_DAYS or more."""
+    verdict = None
+    for route in routes:
+        if route.location != "global" and route.retention_days >= MIN_RETENTION_DAYS:
+            return ok(resource, f"logs kept {route.retention_days} days in {route.location}.")
+        verdict = fail(
+            resource, f"logs go to a bucket in {route.location} kept {route.retention_days} days."
+        )
+    return verdict or fail(resource, f"no sink routes {whose} logs to a log bucket.")

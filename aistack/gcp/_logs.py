@@ -1,0 +1,55 @@
+"""A regional Cloud Logging bucket that keeps a component's logs, and the sink that routes
+them there (T6, C4): the `_Default` bucket is global and keeps 30 days, neither chosen by
+the team. A sink copies; `_Default` keeps its copy too (exclude the logs there to stop
+paying twice)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pulumi
+import pulumi_gcp as gcp
+
+from aistack.gcp._base import child_opts
+
+__all__ = ["regional_log_bucket"]
+
+
+def regional_log_bucket(
+    owner: pulumi.ComponentResource,
+    name: str,
+    *,
+    project: pulumi.Input[str],
+    region: str,
+    bucket_id: str,
+    retention_days: int,
+    log_filter: str,
+    what: str,
+    contents: str,
+    depends_on: Sequence[pulumi.Resource] = (),
+) -> tuple[gcp.logging.ProjectBucketConfig, gcp.logging.ProjectSink]:
+    """`<name>-logs` in `region` kept `retention_days`, and `<name>-log-sink` routing the
+    logs `log_filter` matches into it; `what` names the owner and `contents` the logs in the
+    descriptions."""
+    bucket_id = bucket_id[:100]  # Logging's limit on bucket ids
+    bucket = gcp.logging.ProjectBucketConfig(
+        f"{name}-logs",
+        project=project,
+        bucket_id=bucket_id,
+        location=region,
+        retention_days=retention_days,
+        description=f"aistack {what}: {contents}",
+        opts=child_opts(owner, depends_on=list(depends_on)),
+    )
+    sink = gcp.logging.ProjectSink(
+        f"{name}-log-sink",
+        project=project,
+        destination=pulumi.Output.concat(
+            "logging.googleapis.com/projects/", project, f"/locations/{region}/buckets/{bucket_id}"
+        ),
+        filter=log_filter,
+        unique_writer_identity=True,
+        description=f"aistack {what} -> {bucket_id}",
+        opts=child_opts(owner, depends_on=[bucket]),
+    )
+    return bucket, sink
