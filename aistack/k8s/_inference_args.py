@@ -390,6 +390,11 @@ class InferenceServiceArgs(AistackModel):
         description="The monitoring stack: PodMonitor + PrometheusRule, or GKE Managed "
         "Prometheus PodMonitoring + Rules.",
     )
+    monitoring_labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="Labels on the scrape and the rules that the Prometheus selects them by, "
+        "e.g. {release: kube-prometheus-stack} (that chart's default selectors).",
+    )
     monitoring_namespace: str | None = Field(
         None,
         pattern=_DNS_LABEL,

@@ -259,12 +259,17 @@ class InferenceService(pulumi.ComponentResource):
             spec=_untyped(ingress_policy(args)),
             opts=opts_in,
         )
+
+        def monitored(metadata: dict[str, Any]) -> dict[str, Any]:
+            # The Prometheus picks monitors and rules by label (its podMonitorSelector...).
+            return {**metadata, "labels": {**metadata["labels"], **args.monitoring_labels}}
+
         scrape_api, scrape_kind, scrape_spec = scrape(args, self.namespace)
         k8s.apiextensions.CustomResource(
             f"{name}-scrape",
             api_version=scrape_api,
             kind=scrape_kind,
-            metadata=meta(f"{model}-runtime"),
+            metadata=monitored(meta(f"{model}-runtime")),
             spec=scrape_spec,
             opts=opts_in,
         )
@@ -275,7 +280,7 @@ class InferenceService(pulumi.ComponentResource):
             f"{name}-rules",
             api_version=rules_api,
             kind=rules_kind,
-            metadata=meta(f"{model}-serving-alerts"),
+            metadata=monitored(meta(f"{model}-serving-alerts")),
             spec=rules_spec,
             opts=opts_in,
         )

@@ -3045,6 +3045,10 @@ class K8sInferenceServiceArgs(TypedDict):
     """The monitoring stack: PodMonitor + PrometheusRule, or GKE Managed Prometheus
     PodMonitoring + Rules. Default: "prometheus-operator".
     """
+    monitoring_labels: NotRequired[dict[str, str]]
+    """Labels on the scrape and the rules that the Prometheus selects them by, e.g. {release:
+    kube-prometheus-stack} (that chart's default selectors). Default: {}.
+    """
     monitoring_namespace: NotRequired[str]
     """Namespace of the scrapers, allowed to reach the metrics port; default: 'monitoring'
     (Prometheus Operator) or 'gmp-system' (GKE).

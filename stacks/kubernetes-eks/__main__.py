@@ -1,6 +1,9 @@
-"""A team's GPU training on an existing EKS cluster that runs Karpenter: a Spot-first GPU
-pool whose capacity feeds a Kueue queue, a training and a serving namespace, a job
-template on the queue, GPU monitoring, the EC2 GPU quota the pool needs and a budget.
+"""A team's GPU training and serving on an existing EKS cluster that runs Karpenter: a
+Spot-first GPU pool whose capacity feeds a Kueue queue, a training and a serving namespace,
+a job template on the queue, GPU monitoring, a model served in two versions (KEDA on the
+runtime's queue, on the pool's on-demand nodes), the image policy, the EC2 GPU quota the
+pool needs and a budget. Kueue, JobSet, KEDA, the Prometheus Operator, the Gateway API CRDs
+and a Gateway controller are installed beforehand (stacks/kubernetes-operators, `eks: true`).
 
     aistack preview stacks/kubernetes-eks        # offline
     cd stacks/kubernetes-eks && pulumi up         # for real: the AWS account and the cluster
@@ -36,6 +39,44 @@ def planned_flavors(pool: aws.KarpenterGpuPoolArgs | None) -> list[dict[str, Any
     if pool is None:
         return [{"name": f"{POOL}-spot", "capacity": "spot", "gpus": 1}]
     return pool.kueue_flavors(POOL)
+
+
+def inference_args() -> dict[str, Any]:
+    """The served model, on the pool's on-demand nodes (a Spot reclaim would take replicas
+    away under load; they share the on-demand NodePool's limit with training's fallback)."""
+    live = config.require("liveVersion")
+    return {
+        "governance": governance,
+        "modelName": config.require("modelName"),
+        "versions": [
+            {"version": version, "weight": 100 if version == live else 0}
+            for version in config.require_object("servedVersions")
+        ],
+        "image": config.require("servingImage"),
+        "gatewayImage": config.require("gatewayImage"),
+        "model": {"uri": config.require("modelUri"), "syncImage": config.require("modelSyncImage")},
+        "nodeLabels": {"aistack.dev/pool": POOL, "aistack.dev/capacity": "on-demand"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "cpu": "3",
+        "memory": "12Gi",
+        "maxReplicas": config.require_int("servingGpus") - 1,
+        "autoscaling": {"kind": "keda", "prometheusUrl": config.require("prometheusUrl")},
+        "requestLogging": "metadata",
+        "fallback": "previous_version",
+        "parentGateway": config.require_object("gateway"),
+        "ingressFrom": [
+            {
+                "namespace": config.require_object("gateway")["namespace"],
+                "purpose": "the Gateway controller's proxies",
+            }
+        ],
+        "monitoring": "prometheus-operator",
+        # kube-prometheus-stack's Prometheus selects monitors and rules by this.
+        "monitoringLabels": {"release": "kube-prometheus-stack"},
+        "latencySloMs": 6000,
+        "replicaHourlyCostUsd": config.require_float("replicaHourlyCostUsd"),
+        "quality": {"threshold": 0.7},
+    }
 
 
 # Every block validated before the first resource: one ConfigError naming every problem,
@@ -80,7 +121,16 @@ try:
                             "mechanism": "pod-identity",
                             "clusterName": cluster,
                             "region": region,
-                        }
+                        },
+                        # The model servers' own role: the models bucket grants it reads.
+                        {
+                            "name": "server",
+                            "namespace": serve_ns,
+                            "serviceAccount": "server",
+                            "mechanism": "pod-identity",
+                            "clusterName": cluster,
+                            "region": region,
+                        },
                     ],
                 },
             ),
@@ -110,9 +160,17 @@ try:
                     "tier": "serve",
                     "gpus": config.require_int("servingGpus"),
                     "governance": governance,
-                    "serviceAccounts": [{"name": "server"}],
+                    "serviceAccounts": [{"name": "server", "identity": "eks-pod-identity"}],
+                    "allowEgress": [
+                        {
+                            "cidr": config.require("vpcEndpointsCidr"),
+                            "purpose": "S3 (the models) through the VPC's interface endpoints",
+                        }
+                    ],
                 },
             ),
+            "inference": (k8s.InferenceServiceArgs, inference_args()),
+            "admission": (k8s.ImagePolicyArgs, {"governance": governance}),
             "queue": (
                 k8s.TrainingQueueArgs,
                 {
@@ -186,7 +244,9 @@ identity = aws.WorkloadIdentity("identity", args["identity"])
 train = k8s.TeamNamespace(
     train_ns, args["training"], identities={"trainer": identity.role_arn("trainer")}
 )
-serve = k8s.TeamNamespace(serve_ns, args["serving"])
+serve = k8s.TeamNamespace(
+    serve_ns, args["serving"], identities={"server": identity.role_arn("server")}
+)
 
 # The pool's capacity types are the queue's flavors: Kueue admits no more GPUs per
 # capacity than the NodePool may launch, and steers admitted jobs to it (C3, C5).
@@ -204,6 +264,8 @@ template = k8s.TrainingJobTemplate(
     team=train,
 )
 k8s.GpuMonitoring("gpu-monitoring", args["monitoring"])
+k8s.ImagePolicy("image-policy", args["admission"])
+chat = k8s.InferenceService(args["inference"].model_name, args["inference"], team=serve)
 
 # EC2's vCPU quota for what the NodePools may launch, filed before they need it (C1).
 quota = aws.GpuQuota("gpu-quota", args["gpuQuota"], pools=[pool])
@@ -218,3 +280,11 @@ pulumi.export("submit", template.submit_command)
 pulumi.export("stopQueue", queue.stop_command)
 pulumi.export("resumeQueue", queue.resume_command)
 pulumi.export("gpuQuota", quota.summaries)
+pulumi.export(
+    "rollbackCommand",
+    {
+        v.version: chat.rollback_command(v.version)
+        for v in args["inference"].versions
+        if v.weight == 0
+    },
+)

@@ -38,7 +38,7 @@ DIGESTS = {
     # them too.
     "gcp-guardrails": "6df50386e7ea9117258c3f1803f332709abc081ff36829736b0926a1a9213a08",
     "kubernetes": "3f81c2671f5c2f7a06ca1f7b3bf7b1508d237b846045c2e1d2a061bf018a3404",
-    "kubernetes-eks": "f86f26a63b50693d4863a3bb60f1fe2bbe07c7e21e45e0b3a71899eb43c12c9d",
+    "kubernetes-eks": "5e07d88536999f7e9ce6a27f6f723e8c511aac71d7e785ea044c41ea637d7aae",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "edb40d3bf645f692a55345533c980a9d0511aa0e9619b38a230edb533d462b84",
     "gcp-training": "b3cf2f9e7576be6449bc473ee490cdd3df82d4440306e03d2f01b80b03703ec3",

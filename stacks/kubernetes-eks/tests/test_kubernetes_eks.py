@@ -38,6 +38,8 @@ def test_the_stack_previews_with_every_component(graph):
         "aistack:index:AwsKarpenterGpuPool",
         "aistack:index:AwsWorkloadIdentity",
         "aistack:index:K8sGpuMonitoring",
+        "aistack:index:K8sImagePolicy",
+        "aistack:index:K8sInferenceService",
         "aistack:index:K8sTeamNamespace",
         "aistack:index:K8sTeamNamespace",
         "aistack:index:K8sTrainingJobTemplate",
@@ -93,20 +95,25 @@ def test_jobs_go_through_the_queues_local_queue_as_the_pod_identity_trainer(grap
     (local,) = graph.of_type(LOCAL_QUEUE)
     assert local.inputs["metadata"]["namespace"] == "vision-train"
     assert local.inputs["spec"]["clusterQueue"] == "vision-gpu"
-    (template,) = graph.of_type("kubernetes:core/v1:ConfigMap")
+    (template,) = [
+        c
+        for c in graph.of_type("kubernetes:core/v1:ConfigMap")
+        if "manifest.json" in c.inputs["data"]
+    ]
     job = json.loads(template.inputs["data"]["manifest.json"])
     assert (
         job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == local.inputs["metadata"]["name"]
     )
     assert job["spec"]["template"]["spec"]["serviceAccountName"] == "trainer"
-    (association,) = graph.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
-    assert association.inputs["clusterName"] == "ml-prod"
-    assert (association.inputs["namespace"], association.inputs["serviceAccount"]) == (
-        "vision-train",
-        "trainer",
-    )
+    associations = graph.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+    assert {a.inputs["clusterName"] for a in associations} == {"ml-prod"}
+    # The trainer's, and the model servers' of the serving namespace.
+    assert {(a.inputs["namespace"], a.inputs["serviceAccount"]) for a in associations} == {
+        ("vision-train", "trainer"),
+        ("vision-serve", "server"),
+    }
     # The role the association grants is the trainer's own, not the pool's node role.
-    assert association.inputs["roleArn"] != graph.named("gpu-node").outputs["arn"]
+    assert all(a.inputs["roleArn"] != graph.named("gpu-node").outputs["arn"] for a in associations)
 
 
 def test_outputs_say_what_to_do_next(graph):
@@ -170,3 +177,17 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     assert "template.image" in fields, fields
     assert any(f.startswith("budget.monthlyLimitUsd") for f in fields), fields
     assert registered == []
+
+
+def test_the_model_is_served_on_the_pool_s_on_demand_nodes_and_scaled_by_keda(graph):
+    deployments = [r for r in graph.resources if r.type == "kubernetes:apps/v1:Deployment"]
+    assert {
+        tuple(sorted(d.inputs["spec"]["template"]["spec"]["nodeSelector"].items()))
+        for d in deployments
+    } == {(("aistack.dev/capacity", "on-demand"), ("aistack.dev/pool", "gpu"))}
+    scalers = [r for r in graph.resources if r.type == "kubernetes:keda.sh/v1alpha1:ScaledObject"]
+    assert sorted(s.inputs["spec"]["maxReplicaCount"] for s in scalers) == [1, 1]
+    (monitor,) = [r for r in graph.resources if r.type.endswith(":PodMonitor")]
+    # kube-prometheus-stack's Prometheus selects it by this label.
+    assert monitor.inputs["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    assert "1.3.0" in graph.stack_outputs["rollbackCommand"]
