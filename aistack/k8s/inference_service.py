@@ -140,6 +140,9 @@ class InferenceService(pulumi.ComponentResource):
             **{
                 "request-logging": args.request_logging,
                 "fallback": args.fallback,
+                # G4: what the quality alert watches, for whoever reads the object.
+                "quality-alert": f"{args.quality.metric} {args.quality.alarm_when} "
+                f"{args.quality.threshold:g} for {args.quality.for_minutes}m",
                 **(
                     {"log-data-classification": args.log_data_classification}
                     if args.log_data_classification

@@ -37,10 +37,10 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "6df50386e7ea9117258c3f1803f332709abc081ff36829736b0926a1a9213a08",
-    "kubernetes": "3f81c2671f5c2f7a06ca1f7b3bf7b1508d237b846045c2e1d2a061bf018a3404",
-    "kubernetes-eks": "5e07d88536999f7e9ce6a27f6f723e8c511aac71d7e785ea044c41ea637d7aae",
+    "kubernetes": "d5a1769d9811d6dca8943725f7ed84a54af71c1fe00e5a737f6b2337e9bb6169",
+    "kubernetes-eks": "13a2727a8e052e85742463d8afc374f1bd15b7094d87c91630039b1c9c5a300d",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "edb40d3bf645f692a55345533c980a9d0511aa0e9619b38a230edb533d462b84",
+    "kubernetes-gke": "928d0c64af3e1cee2eaaea8a8a2512c169ff7cbd849c26e698f2acfd68499559",
     "gcp-training": "b3cf2f9e7576be6449bc473ee490cdd3df82d4440306e03d2f01b80b03703ec3",
 }
 

@@ -405,6 +405,10 @@ def test_logging_choice_and_approvers_are_recorded_on_the_objects():
     assert annotations["aistack.dev/log-data-classification"] == "confidential"
     assert annotations["aistack.dev/log-retention-days"] == "30"
     assert annotations["aistack.dev/approved-by"] == "CHG-1234"
+    assert annotations["aistack.dev/fallback"] == "error"
+    assert (
+        annotations["aistack.dev/quality-alert"] == "aistack_model_quality_score below 0.8 for 180m"
+    )
     conf = _by_name(graph, "ConfigMap")["chat-2-0-0-gateway"]["data"]["nginx.conf"]
     assert "aistack_full" in conf and "access_log /dev/stdout aistack_full;" in conf
 
