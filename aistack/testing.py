@@ -8,11 +8,15 @@ Installed with aistack and loaded by pytest automatically. In a team's test:
         assert graph.of_type("aws:batch/computeEnvironment:ComputeEnvironment")
 
 `aistack_stack.check(graph)` evaluates the checklist rules and fails the test on any
-mandatory violation, listing each with its fix.
+mandatory violation, listing each with its fix. `aistack_stack.config_error("infra",
+{"infra:maxNodes": 0})` runs a copy of the project with that config changed and returns
+the ConfigError it must raise before registering any resource.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ from typing import Any
 import pytest
 
 from aistack.engine.graph import StackGraph
+from aistack.errors import ConfigError
 
 __all__ = ["StackRunner", "aistack_stack", "assert_compliant"]
 
@@ -62,6 +67,50 @@ class StackRunner:
         return engine.run_project(path, stack=stack)
 
     check = staticmethod(assert_compliant)
+
+    def config_error(
+        self, path: str | Path, config: Mapping[str, Any], stack: str = "dev"
+    ) -> ConfigError:
+        """The ConfigError the project at `path` raises with `config` set in its
+        Pulumi.<stack>.yaml (full keys, `project:key`; a value of None removes the key),
+        run from a copy; fails the test if it raises none, or registers any resource first."""
+        import yaml
+
+        from aistack import engine
+        from aistack.engine import runner
+
+        registered: list[str] = []
+        register = runner.RecordingMonitor.RegisterResource
+
+        def counting(monitor: Any, request: Any) -> Any:
+            if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
+                registered.append(request.name)
+            return register(monitor, request)
+
+        with tempfile.TemporaryDirectory(prefix="aistack-config-") as scratch:
+            copy = Path(scratch) / "project"
+            shutil.copytree(Path(path), copy, ignore=shutil.ignore_patterns("tests", ".venv"))
+            stack_file = copy / f"Pulumi.{stack}.yaml"
+            document = yaml.safe_load(stack_file.read_text()) or {}
+            values = document.setdefault("config", {})
+            for key, value in config.items():
+                if value is None:
+                    values.pop(key, None)
+                else:
+                    values[key] = value
+            stack_file.write_text(yaml.safe_dump(document))
+            runner.RecordingMonitor.RegisterResource = counting  # type: ignore[method-assign,assignment]
+            try:
+                engine.run_project(copy, stack=stack)
+            except ConfigError as error:
+                if registered:
+                    raise AssertionError(
+                        f"resources were registered before the ConfigError: {registered}"
+                    ) from error
+                return error
+            finally:
+                runner.RecordingMonitor.RegisterResource = register  # type: ignore[method-assign]
+        raise AssertionError(f"{path} with {dict(config)} raised no ConfigError")
 
 
 @pytest.fixture

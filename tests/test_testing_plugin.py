@@ -35,3 +35,44 @@ def test_check_fails_listing_the_violation_and_fix(aistack_stack):
     with pytest.raises(AssertionError, match="AIS-D1-01 loose") as caught:
         aistack_stack.check(graph)
     assert "Fix:" in str(caught.value)
+
+
+def _project(tmp_path, program: str):
+    (tmp_path / "Pulumi.yaml").write_text("name: team\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(
+        "config:\n  aws:region: us-east-1\n  team:maxNodes: 2\n"
+    )
+    (tmp_path / "__main__.py").write_text(program)
+    return tmp_path
+
+
+CHECKED = """
+import pulumi
+import pulumi_aws as aws
+from aistack.errors import ConfigError
+nodes = pulumi.Config().require_int("maxNodes")
+if nodes < 1:
+    raise ConfigError("must be at least 1.", field="maxNodes", fix="give 1 or more.")
+aws.s3.Bucket("data")
+"""
+
+
+def test_config_error_returns_the_error_raised_before_any_resource(aistack_stack, tmp_path):
+    project = _project(tmp_path, CHECKED)
+    error = aistack_stack.config_error(project, {"team:maxNodes": 0})
+    assert error.fields == ["maxNodes"]
+    # The project itself is untouched: its stack file still has the good value.
+    assert "maxNodes: 2" in (project / "Pulumi.dev.yaml").read_text()
+
+
+def test_config_error_fails_when_a_resource_was_registered_first(aistack_stack, tmp_path):
+    late = CHECKED.replace('aws.s3.Bucket("data")\n', "").replace(
+        "nodes = pulumi", 'aws.s3.Bucket("early")\nnodes = pulumi'
+    )
+    with pytest.raises(AssertionError, match="registered before the ConfigError"):
+        aistack_stack.config_error(_project(tmp_path, late), {"team:maxNodes": 0})
+
+
+def test_config_error_fails_when_the_bad_config_is_accepted(aistack_stack, tmp_path):
+    with pytest.raises(AssertionError, match="raised no ConfigError"):
+        aistack_stack.config_error(_project(tmp_path, CHECKED), {"team:maxNodes": 3})

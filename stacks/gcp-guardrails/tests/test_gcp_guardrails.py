@@ -1,17 +1,13 @@
 """The GCP guardrails stack: previews offline, passes every rule it touches, refuses bad
 config before registering anything, and tells the team what to do next."""
 
-import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from aistack import engine
 from aistack.cli import app
-from aistack.engine import runner
 from aistack.engine.gcp_cloud import missing_api_dependencies, project_number
-from aistack.errors import ConfigError
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -71,26 +67,14 @@ def test_outputs_say_what_to_do_next(graph):
     assert any("PREEMPTIBLE-NVIDIA-L4" in s for s in outputs["gpu_quota"].values())
 
 
-def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
-    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
-    stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
-    document = yaml.safe_load(stack_file.read_text())
-    document["config"]["gcp-guardrails:billingAccount"] = "my-billing-account"  # the 7th block
-    document["config"]["gcp-guardrails:maxTrainingNodes"] = 0  # the last
-    stack_file.write_text(yaml.safe_dump(document))
-
-    registered = []
-    register = runner.RecordingMonitor.RegisterResource
-
-    def counting(self, request):
-        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
-            registered.append(request.name)
-        return register(self, request)
-
-    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
-    with pytest.raises(ConfigError) as caught:
-        engine.run_project(tmp_path / "stack", stack="dev")
-    fields = caught.value.fields
+def test_bad_config_is_one_error_before_the_first_resource(aistack_stack):
+    error = aistack_stack.config_error(
+        PROJECT,
+        {
+            "gcp-guardrails:billingAccount": "my-billing-account",  # the 7th block
+            "gcp-guardrails:maxTrainingNodes": 0,  # the last
+        },
+    )
+    fields = error.fields
     assert any(f.startswith("budget.billingAccount") for f in fields), fields
     assert any(f.startswith("gpuQuota.needs") for f in fields), fields
-    assert registered == []

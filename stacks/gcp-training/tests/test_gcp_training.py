@@ -3,15 +3,11 @@ GPU node pool and a notebook preview offline in one region; the GPU quota covers
 them; every rule it touches passes; bad config is one ConfigError before anything
 registers."""
 
-import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from aistack import engine, policy
-from aistack.engine import runner
-from aistack.errors import ConfigError
 
 PROJECT = Path(__file__).resolve().parents[1]
 REGION = "europe-west4"
@@ -88,26 +84,14 @@ def test_the_outputs_say_how_to_submit_a_run_and_open_the_notebook(graph):
     assert outputs["kueueFlavors"][0]["capacity"] == "spot"
 
 
-def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
-    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
-    stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
-    document = yaml.safe_load(stack_file.read_text())
-    document["config"]["gcp-training:trainingImage"] = "registry.example.com/vision:latest"
-    document["config"]["gcp-training:notebookIdleMinutes"] = 5
-    document["config"]["gcp-training:gkeMaxNodes"] = 0
-    stack_file.write_text(yaml.safe_dump(document))
-
-    registered = []
-    register = runner.RecordingMonitor.RegisterResource
-
-    def counting(self, request):
-        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
-            registered.append(request.name)
-        return register(self, request)
-
-    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
-    with pytest.raises(ConfigError) as caught:
-        engine.run_project(tmp_path / "stack", stack="dev")
-    fields = {problem.field.split(".")[0] for problem in caught.value.problems}
+def test_bad_config_is_one_error_before_the_first_resource(aistack_stack):
+    error = aistack_stack.config_error(
+        PROJECT,
+        {
+            "gcp-training:trainingImage": "registry.example.com/vision:latest",
+            "gcp-training:notebookIdleMinutes": 5,
+            "gcp-training:gkeMaxNodes": 0,
+        },
+    )
+    fields = {problem.field.split(".")[0] for problem in error.problems}
     assert fields == {"pool", "notebook", "gkePool"}, fields
-    assert registered == []

@@ -12,7 +12,6 @@ import pytest
 import yaml
 
 from aistack import engine, policy
-from aistack.engine import runner
 from aistack.errors import ConfigError
 from aistack.k8s.gpu_monitoring import EXPORTERS, PINNED
 from aistack.k8s.training_queue import KUEUE_VERSION
@@ -206,29 +205,17 @@ def test_every_rule_passes_the_dcgm_exporter_s_namespace_privileged_by_declarati
     assert "by declaration" in verdicts["dcgm-exporter-namespace"].message
 
 
-def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
-    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
-    stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
-    document = yaml.safe_load(stack_file.read_text())
-    document["config"]["k8s-operators:gke"] = True
-    document["config"]["k8s-operators:eks"] = True
-    document["config"]["k8s-operators:apiServer"] = {"cidrs": [], "port": 0}
-    stack_file.write_text(yaml.safe_dump(document))
-
-    registered = []
-    register = runner.RecordingMonitor.RegisterResource
-
-    def counting(self, request):
-        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
-            registered.append(request.name)
-        return register(self, request)
-
-    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
-    with pytest.raises(ConfigError) as caught:
-        engine.run_project(tmp_path / "stack", stack="dev")
-    fields = {problem.field for problem in caught.value.problems}
+def test_bad_config_is_one_error_before_the_first_resource(aistack_stack):
+    error = aistack_stack.config_error(
+        PROJECT,
+        {
+            "k8s-operators:gke": True,
+            "k8s-operators:eks": True,
+            "k8s-operators:apiServer": {"cidrs": [], "port": 0},
+        },
+    )
+    fields = {problem.field for problem in error.problems}
     assert {"operators.apiServer.cidrs", "operators.apiServer.port"} <= fields, fields
-    assert registered == []
 
 
 #: The values paths the stack sets, as each chart's values.yaml at the pinned tag has them

@@ -2,15 +2,11 @@
 maximum with the pool's labels and taints, its job template runs on that queue, every rule
 passes, and bad config is one ConfigError before anything is registered."""
 
-import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from aistack import engine, policy
-from aistack.engine import runner
-from aistack.errors import ConfigError
 from aistack.queries.k8s import job_templates
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -124,29 +120,17 @@ def test_every_item_passes_is_documented_or_is_the_cloud_s_but_prod_approval(gra
     } == {"G3"}
 
 
-def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch):
-    shutil.copytree(PROJECT, tmp_path / "stack", ignore=shutil.ignore_patterns("tests"))
-    stack_file = tmp_path / "stack" / "Pulumi.dev.yaml"
-    document = yaml.safe_load(stack_file.read_text())
-    document["config"]["k8s-training:trainingImage"] = "registry.example.com/vision:latest"
-    document["config"]["k8s-training:poolMaxGpus"] = 1_000_000_000  # "infinite"
-    document["config"]["k8s-training:servingGpus"] = -1
-    document["config"]["k8s-training:servedVersions"] = ["1.4.0", "latest"]
-    stack_file.write_text(yaml.safe_dump(document))
-
-    registered = []
-    register = runner.RecordingMonitor.RegisterResource
-
-    def counting(self, request):
-        if not request.type.startswith(("pulumi:providers:", "pulumi:pulumi:")):
-            registered.append(request.name)
-        return register(self, request)
-
-    monkeypatch.setattr(runner.RecordingMonitor, "RegisterResource", counting)
-    with pytest.raises(ConfigError) as caught:
-        engine.run_project(tmp_path / "stack", stack="dev")
-    fields = {problem.field for problem in caught.value.problems}
+def test_bad_config_is_one_error_before_the_first_resource(aistack_stack):
+    error = aistack_stack.config_error(
+        PROJECT,
+        {
+            "k8s-training:trainingImage": "registry.example.com/vision:latest",
+            "k8s-training:poolMaxGpus": 1_000_000_000,  # "infinite"
+            "k8s-training:servingGpus": -1,
+            "k8s-training:servedVersions": ["1.4.0", "latest"],
+        },
+    )
+    fields = {problem.field for problem in error.problems}
     assert {field.split(".")[0] for field in fields} == {"job", "queue", "serve", "inference"}
     assert "inference.versions.1.version" in fields  # 'latest' is no version (S7)
     assert "queue.flavors.0.gpus" in fields  # the queue's own check, run before any resource
-    assert registered == []
