@@ -78,6 +78,7 @@ APPROVED_LABEL = "aistack-approved"
 REQUEST_LOGGING_LABEL = "aistack-request-logging"
 LOG_CLASSIFICATION_LABEL = "aistack-log-data-classification"
 FALLBACK_LABEL = "aistack-fallback"
+GATEWAY_CACHE_LABEL = "aistack-gateway-cache"
 ALERT_KIND_LABEL = "aistack-alert-kind"
 #: Cloud Armor: a throttle's exceed action is deny(403|404|429|502); 429 says "slow down"
 #: (docs.cloud.google.com/armor/docs/rate-limiting-overview).
@@ -153,6 +154,8 @@ class InferenceTier(pulumi.ComponentResource):
                 TIER_LABEL: resource_id_from(name)[:63],
                 REQUEST_LOGGING_LABEL: args.request_logging,
                 FALLBACK_LABEL: args.fallback,
+                # The cost estimator reads it: cache hits never reach a GPU.
+                GATEWAY_CACHE_LABEL: "on" if gateway.cache_enabled else "off",
                 **(
                     {LOG_CLASSIFICATION_LABEL: args.log_data_classification}
                     if args.log_data_classification

@@ -333,3 +333,18 @@ def test_quota_needs_count_every_version_at_its_maximum_on_demand(run, governanc
     needs = seen["tier"].quota_needs()
     assert {n.market for n in needs} == {"on-demand"} and len(needs) == 2
     assert all(n.max_nodes == 4 for n in needs)
+
+
+def test_cost_counts_each_version_once_on_its_autoscaler_within_its_bounds(run, governance):
+    from aistack import catalog, cost
+
+    graph = run(stack(governance))
+    report = cost.estimate(graph)
+    items = {item.resource: item for item in report.items if item.monthly_usd}
+    assert {"serve-1-4-0-autoscaler", "serve-1-3-2-autoscaler"} <= set(items)
+    assert not any(name.endswith("-mig") for name in items)
+    hourly = catalog.get("g2-standard-8", cloud="gcp").price("europe-west4")
+    for name in ("serve-1-4-0-autoscaler", "serve-1-3-2-autoscaler"):
+        item = items[name]
+        assert hourly * 730 <= item.monthly_usd <= 4 * hourly * 730  # within 1-4 VMs
+        assert item.monthly_usd <= item.naive_monthly_usd
