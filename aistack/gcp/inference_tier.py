@@ -102,6 +102,12 @@ QUALITY_METRIC_PREFIX = "custom.googleapis.com/aistack/"
 BACKEND_TIMEOUT_SECONDS = 300
 
 
+def _ready(network: Any) -> list[pulumi.Resource]:
+    """What the tier waits for: the whole network component (its firewall rules and the
+    proxy-only subnet) when one is given; a wired stand-in has nothing to wait on."""
+    return [network] if isinstance(network, pulumi.Resource) else []
+
+
 class InferenceTier(pulumi.ComponentResource):
     """Explicit model versions on GPU VMs behind a weighted regional load balancer."""
 
@@ -203,7 +209,7 @@ class InferenceTier(pulumi.ComponentResource):
         self.groups: dict[str, gcp.compute.RegionInstanceGroupManager] = {}
         self.autoscalers: dict[str, gcp.compute.RegionAutoscaler] = {}
         self.backends: dict[str, gcp.compute.RegionBackendService] = {}
-        trusted = (network.args.subnet_cidr(PROXY_TIER),)
+        trusted = (network.args.subnet_cidr(PROXY_TIER),)  # where Envoy connects from
         for plan in plans:
             self._serve_version(plan, models, trusted)
 
@@ -262,7 +268,7 @@ class InferenceTier(pulumi.ComponentResource):
             network_tier="STANDARD" if args.public else None,
             labels=self.labels,
             # The proxy-only subnet must exist before an Envoy-based forwarding rule.
-            opts=child_opts(self, depends_on=[*self._apis, network]),
+            opts=child_opts(self, depends_on=[*self._apis, *_ready(network)]),
         )
         self.endpoint = self.forwarding_rule.ip_address.apply(
             lambda ip: f"{'https' if https else 'http'}://{ip}"
@@ -427,7 +433,13 @@ class InferenceTier(pulumi.ComponentResource):
             },
             labels=labels,
             opts=child_opts(
-                self, depends_on=[*self._apis, self._network, *self.node_grants, *self.model_grant]
+                self,
+                depends_on=[
+                    *self._apis,
+                    *_ready(self._network),
+                    *self.node_grants,
+                    *self.model_grant,
+                ],
             ),
         )
         group = gcp.compute.RegionInstanceGroupManager(
