@@ -348,3 +348,132 @@ def test_cost_counts_each_version_once_on_its_autoscaler_within_its_bounds(run, 
         item = items[name]
         assert hourly * 730 <= item.monthly_usd <= 4 * hourly * 730  # within 1-4 VMs
         assert item.monthly_usd <= item.naive_monthly_usd
+
+
+# ---- serve.sh on a GCE VM, with stubs for gcloud, the metadata server and docker --------
+
+GCE_STUBS = {
+    "curl": r"""
+url=${*: -1}
+case $url in
+  */computeMetadata/v1/instance/name) printf 'serve-1-4-0-x1z2\n200' ;;
+  */computeMetadata/v1/instance/zone) printf 'projects/1/zones/europe-west4-a\n200' ;;
+  http://127.0.0.1:8000/*) [[ ! -e $STUB_DIR/model-down ]] || exit 22 ;;
+  http://127.0.0.1:*) ;;
+  *) printf 'Not Found\n404' ;;
+esac
+""",
+    "gcloud": r"""
+case "$1 $2" in
+  "storage rsync") [[ ! -e $STUB_DIR/gcs-down ]] || exit 1; mkdir -p "${*: -1}"
+                   echo w >"${*: -1}/model.bin" ;;
+  "auth print-access-token") echo token ;;
+esac
+""",
+    "docker": '[[ $1 != login ]] || cat >/dev/null',
+    "systemctl": "", "mount": "", "nginx": "", "lsblk": "", "mountpoint": "exit 1",
+}  # fmt: skip
+GCE_SAFE_TOOLS = ("bash", "cat", "mkdir", "rm", "mv", "ln", "grep", "sed", "dirname", "sleep",
+                  "env", "tr", "head", "date", "find", "cp")  # fmt: skip
+
+
+@pytest.fixture
+def vm(tmp_path, run, governance):
+    """A sandbox with the files of a rendered serving VM and stubs first (and only) on PATH."""
+    import shutil
+
+    bin_dir, stub_dir, home = tmp_path / "bin", tmp_path / "stub", tmp_path / "opt"
+    for directory in (bin_dir, stub_dir, home):
+        directory.mkdir()
+    for tool in GCE_SAFE_TOOLS:
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    for name, body in GCE_STUBS.items():
+        stub = bin_dir / name
+        stub.write_text(
+            f'#!{shutil.which("bash")}\nprintf "%s\\n" "{name} $*" >>"$STUB_DIR/calls"\n{body}\n'
+        )
+        stub.chmod(0o755)
+    text = startup(run(stack(governance)))
+    for name, content in unpack_startup_script(text).items():
+        (home / name).write_text(content)
+    env = dict(
+        line.split("=", 1)
+        for line in text.split("<<'AISTACK_ENV'\n", 1)[1].split("AISTACK_ENV\n", 1)[0].splitlines()
+    )
+    env.update(
+        AISTACK_CACHE_DIR=str(tmp_path / "ssd"),
+        AISTACK_STATE_DIR=str(tmp_path / "state"),
+        AISTACK_LOG_DIR=str(tmp_path / "log"),
+        AISTACK_SYSTEMD_DIR=str(tmp_path / "systemd"),
+        AISTACK_GATEWAY_DIRS=str(tmp_path / "gw"),
+        AISTACK_GATEWAY_CACHE_DIR=str(tmp_path / "gw-cache"),
+        AISTACK_GATEWAY_CONF=str(home / "nginx.conf"),
+        AISTACK_OPS_AGENT_CONFIG=str(tmp_path / "ops-agent" / "config.yaml"),
+        AISTACK_DISK_BY_ID=str(tmp_path / "by-id"),
+        AISTACK_MODEL_LOAD_TIMEOUT_SECONDS="60",
+        AISTACK_SYNC_RETRY_SECONDS="0",
+    )
+    env_file = tmp_path / "serving.env"
+    env_file.write_text("".join(f"{k}={v}\n" for k, v in env.items()))
+
+    def boot(*command):
+        result = subprocess.run(
+            [shutil.which("bash"), str(home / "serve.sh"), *(command or ("boot",))],
+            env={"PATH": str(bin_dir), "STUB_DIR": str(stub_dir), "HOME": str(tmp_path),
+                 "AISTACK_ENV_FILE": str(env_file)},
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        calls_file = stub_dir / "calls"
+        calls = calls_file.read_text().splitlines() if calls_file.exists() else []
+        return result, calls
+
+    vm_ = type("Vm", (), {})()
+    vm_.boot, vm_.stubs, vm_.root = boot, stub_dir, tmp_path
+    return vm_
+
+
+def test_boot_on_gce_copies_the_model_with_gcloud_then_serves_without_a_lifecycle_hook(vm):
+    result, calls = vm.boot()
+    assert result.returncode == 0, result.stderr
+
+    def first(prefix):
+        return next(i for i, call in enumerate(calls) if call.startswith(prefix))
+
+    assert (
+        first("gcloud storage rsync")
+        < first("docker login --username oauth2accesstoken")
+        < first(f"docker pull --quiet {IMAGE}")
+        < first("systemctl enable --now aistack-model.service")
+        < first("systemctl enable --now aistack-gateway.service")
+        < first("systemctl enable --now aistack-watch.service")
+    )
+    (sync,) = [c for c in calls if c.startswith("gcloud storage rsync")]
+    assert "gs://" in sync and "/support-bot/1.4.0" in sync
+    assert not any(c.startswith("aws ") for c in calls)
+    assert (vm.root / "ops-agent" / "config.yaml").exists()
+
+
+def test_on_gce_a_dead_model_server_stops_the_gateway_so_autohealing_recreates_the_vm(vm):
+    result, _ = vm.boot()
+    assert result.returncode == 0, result.stderr
+    (vm.stubs / "model-down").touch()
+    (vm.stubs / "calls").write_text("")
+    env_file = vm.root / "serving.env"
+    env_file.write_text(
+        env_file.read_text() + "AISTACK_WATCH_FAILURES=1\nAISTACK_WATCH_INTERVAL_SECONDS=1\n"
+    )
+    # One check of the watch, as its loop runs it.
+    script = vm.root / "opt" / "serve.sh"
+    text = script.read_text().replace('main "$@"', "prepare_dirs; check_model")
+    script.with_name("check.sh").write_text(text)
+    import shutil
+
+    result = subprocess.run(
+        [shutil.which("bash"), str(script.with_name("check.sh"))],
+        env={"PATH": str(vm.root / "bin"), "STUB_DIR": str(vm.stubs), "HOME": str(vm.root),
+             "AISTACK_ENV_FILE": str(env_file)},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    calls = (vm.stubs / "calls").read_text().splitlines()
+    assert "systemctl stop aistack-gateway.service" in calls
