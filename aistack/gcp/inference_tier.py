@@ -632,7 +632,9 @@ class InferenceTier(pulumi.ComponentResource):
                 # "ratio" threshold with a denominator filter).
                 "condition_threshold": threshold_cls(
                     filter=self._lb_filter("request_count")
-                    + ' AND metric.label.response_code_class="500"',
+                    # response_code_class is an INT64 label (500 for 5xx): compared
+                    # unquoted (Monitoring filters) (verify against a real project).
+                    + " AND metric.label.response_code_class=500",
                     denominator_filter=self._lb_filter("request_count"),
                     comparison="COMPARISON_GT",
                     threshold_value=args.error_rate_percent / 100,
@@ -741,7 +743,7 @@ class InferenceTier(pulumi.ComponentResource):
                         "timeSeriesQuery": {
                             "timeSeriesFilterRatio": {
                                 "numerator": {
-                                    "filter": requests + ' metric.label.response_code_class="500"',
+                                    "filter": requests + " metric.label.response_code_class=500",
                                     "aggregation": {"alignmentPeriod": "60s",
                                                     "perSeriesAligner": "ALIGN_RATE",
                                                     "crossSeriesReducer": "REDUCE_SUM"},

@@ -15,6 +15,13 @@
 # that marks the instance unhealthy once the model server stops answering, so the group
 # replaces it (the gateway answers the load balancer's health checks itself).
 #
+# On a GCE VM (gcp.InferenceTier, AISTACK_CLOUD=gcp) the GCP blocks apply (aws.
+# InferenceTier's user data drops them): the Ops Agent instead of the CloudWatch agent,
+# Artifact Registry login with the VM's token, docker's gcplogs driver, no lifecycle hook
+# (the load balancer's health check is the gateway's health path, which answers only once
+# the model does), and the watch stops the gateway when the model server dies, so the
+# group's autohealing recreates the VM.
+#
 # Environment:
 #   AISTACK_ENV_FILE                  settings, KEY=value lines
 #                                                   (default /etc/aistack/serving.env)
