@@ -299,7 +299,10 @@ class InferenceTier(pulumi.ComponentResource):
 
     def _armor(self) -> gcp.compute.RegionSecurityPolicy:
         """Cloud Armor throttle per client (S3): a regional policy, because a global one
-        cannot attach to a regional backend service (research gcp-k8s.md §D1.12)."""
+        cannot attach to a regional backend service (research gcp-k8s.md §D1.12). Security
+        policies are available for every external Application Load Balancer and the
+        regional internal one (docs.cloud.google.com/armor/docs/security-policy-overview);
+        throttles on the internal one in particular: verify (rate-limiting-overview)."""
         args = self.args
         # HTTP_HEADER: keyed on the header (the first 128 bytes of its value); a request
         # without it is counted under ALL (pulumi-gcp RegionSecurityPolicyRuleRateLimitOptions).
