@@ -92,13 +92,16 @@ class ServingNode:
     model_load_timeout_seconds: int
 
 
-def serving_script(name: str) -> str:
-    """The text of a packaged serving script (one of SERVING_FILES), with its comments."""
+def serving_script(name: str, cloud: str = "aws") -> str:
+    """The text of a packaged serving script (one of SERVING_FILES), with its comments, as
+    `cloud`'s nodes get it: for "aws" without the `# [gcp]` blocks (as aistack.node does),
+    so AWS user data stays what it was before gcp.InferenceTier."""
     if name not in SERVING_FILES:
         raise AistackError(
             f"no serving script named {name!r}; the packaged ones are {SERVING_FILES}"
         )
-    return resources.files("aistack.aws").joinpath("serving", name).read_text(encoding="utf-8")
+    text = resources.files("aistack.aws").joinpath("serving", name).read_text(encoding="utf-8")
+    return node._without_gcp(text) if cloud == "aws" else text
 
 
 def model_dir(model_name: str, version: str) -> str:
@@ -106,7 +109,7 @@ def model_dir(model_name: str, version: str) -> str:
     return f"{CACHE_DIR}/datasets/{model_name}/{version}"
 
 
-def runtime_docker_args(spec: ServingNode) -> list[str]:
+def runtime_docker_args(spec: ServingNode, cloud: str = "aws") -> list[str]:
     """`docker run` arguments of the model server: options, image, then the runtime's own.
 
     The server listens inside its container on every address, and docker publishes that
@@ -131,6 +134,15 @@ def runtime_docker_args(spec: ServingNode) -> list[str]:
         f"--log-opt=awslogs-region={spec.region}",
         "--stop-timeout=30",
     ]
+    if cloud == "gcp":
+        # docker's gcplogs driver writes to Cloud Logging under the VM's project and
+        # instance, read from the metadata server (docker docs, "Google Cloud Logging
+        # driver").
+        options[-6:] = [
+            f"--env=AISTACK_REGION={spec.region}",
+            "--log-driver=gcplogs",
+            "--stop-timeout=30",
+        ]
     tp = str(spec.gpu_count)
     command = {
         "vllm": [

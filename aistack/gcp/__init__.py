@@ -36,6 +36,8 @@ _EXPORTS = {
     "NotebookArgs": "aistack.gcp.notebook",
     "TrainingPool": "aistack.gcp.training_pool",
     "TrainingPoolArgs": "aistack.gcp.training_pool",
+    "InferenceTier": "aistack.gcp.inference_tier",
+    "InferenceTierArgs": "aistack.gcp.inference_tier",
 }
 
 __all__ = sorted(_EXPORTS)

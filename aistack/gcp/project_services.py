@@ -102,6 +102,15 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
         "logging.googleapis.com",
         "monitoring.googleapis.com",
     ),
+    # The VMs, templates, groups, autoscalers, load balancer and Cloud Armor (Compute),
+    # the models bucket (Storage), the regional log bucket and sink (Logging), the alert
+    # policies and dashboard (Monitoring).
+    "InferenceTier": (
+        "compute.googleapis.com",
+        "storage.googleapis.com",
+        "logging.googleapis.com",
+        "monitoring.googleapis.com",
+    ),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

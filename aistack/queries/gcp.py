@@ -669,9 +669,77 @@ def gpu_groups(graph: StackGraph) -> list[tuple[Resource, Resource]]:
     return [(group, t) for t in gpu_templates(graph) for group in groups_using(graph, t)]
 
 
+def is_serving_template(template: Resource) -> bool:
+    """A template of serving VMs (gcp.InferenceTier labels them `aistack-workload:
+    inference`): on-demand, autoscaled from a minimum of one, loaded once; the training
+    rules on lifetime, empty groups, local SSD and GPU starvation do not apply to them."""
+    labels = template.inputs.get("labels")
+    return isinstance(labels, dict) and labels.get("aistack-workload") == "inference"
+
+
+def training_gpu_templates(graph: StackGraph) -> list[Resource]:
+    """GPU templates that are not serving templates."""
+    return [t for t in gpu_templates(graph) if not is_serving_template(t)]
+
+
+def training_gpu_groups(graph: StackGraph) -> list[tuple[Resource, Resource]]:
+    """(group, template) for every managed instance group of GPU VMs that do not serve."""
+    return [(g, t) for g, t in gpu_groups(graph) if not is_serving_template(t)]
+
+
 def template_region(template: Resource) -> str | None:
     region = template.inputs.get("region")
     if region:
         return str(region)
     match = re.search(r"/regions/([^/]+)/", str(template.outputs.get("id") or ""))
     return match.group(1) if match else None
+
+
+# ---- serving (gcp.InferenceTier): S1, S3, S5-S7, G2-G4, C6 ---------------------------------
+
+#: URL maps, backend services and Cloud Armor policies of application load balancers.
+URL_MAPS = ("gcp:compute/regionUrlMap:RegionUrlMap", "gcp:compute/uRLMap:URLMap")
+BACKEND_SERVICES = (
+    "gcp:compute/regionBackendService:RegionBackendService",
+    "gcp:compute/backendService:BackendService",
+)
+SECURITY_POLICIES = (
+    "gcp:compute/regionSecurityPolicy:RegionSecurityPolicy",
+    "gcp:compute/securityPolicy:SecurityPolicy",
+)
+#: Envoy-based application load balancer schemes (weighted routing, Cloud Armor throttles).
+MANAGED_SCHEMES = ("EXTERNAL_MANAGED", "INTERNAL_MANAGED")
+#: Where gcp.InferenceTier's model-quality metric lives (G4).
+QUALITY_METRIC_PREFIX = "custom.googleapis.com/aistack/"
+
+
+def serving_templates(graph: StackGraph) -> list[Resource]:
+    return [t for t in gpu_templates(graph) if is_serving_template(t)]
+
+
+def resource_by_reference(
+    graph: StackGraph, reference: Any, types: tuple[str, ...]
+) -> Resource | None:
+    """The resource of `types` whose self link, id or name `reference` is."""
+    text = str(reference or "")
+    if not text:
+        return None
+    for res in graph.resources:
+        if res.type in types and text in {
+            str(res.outputs.get(k)) for k in ("selfLink", "id", "name") if res.outputs.get(k)
+        }:
+            return res
+    return None
+
+
+def alert_filters(graph: StackGraph) -> list[tuple[Resource, str, dict[str, Any]]]:
+    """(policy, filter, threshold condition) for every threshold condition of every alert."""
+    found = []
+    for policy in graph.resources:
+        if policy.type != ALERT_POLICY:
+            continue
+        for condition in policy.inputs.get("conditions") or []:
+            threshold = (condition or {}).get("conditionThreshold") or {}
+            if threshold:
+                found.append((policy, str(threshold.get("filter") or ""), threshold))
+    return found

@@ -45,6 +45,7 @@ from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
 from aistack.gcp.gke_cluster import GkeCluster
 from aistack.gcp.gpu_node_pool import GpuNodePool
 from aistack.gcp.gpu_quota import GpuQuota as GcpQuota
+from aistack.gcp.inference_tier import InferenceTier as GceInferenceTier
 from aistack.gcp.network import Network as VpcNetwork
 from aistack.gcp.notebook import Notebook as WorkbenchNotebook
 from aistack.gcp.project_services import ProjectServices
@@ -74,6 +75,7 @@ from aistack_components.args import (
     GcpGkeClusterArgs,
     GcpGpuNodePoolArgs,
     GcpGpuQuotaArgs,
+    GcpInferenceTierArgs,
     GcpNetworkArgs,
     GcpNotebookArgs,
     GcpProjectServicesArgs,
@@ -91,6 +93,7 @@ from aistack_components.gcp_wiring import (
     ClusterRef,
     DatasetReadRef,
     GcsBucketRef,
+    InferenceNetworkRef,
     LogsBucketRef,
     NotebookNetworkRef,
     ServicesRef,
@@ -871,6 +874,52 @@ class GcpTrainingPool(_Adapter, args=GcpTrainingPoolArgs, component=GceTrainingP
         )
 
 
+class GcpInferenceTier(_Adapter, args=GcpInferenceTierArgs, component=GceInferenceTier):
+    """Explicit model versions on GPU VMs behind a weighted regional application load
+    balancer with a Cloud Armor throttle (S1-S7, G2-G5, C6): per version a template, group,
+    autoscaler (maxNodes = the cost cap) and backend service; the nginx gateway on every VM;
+    latency, 5xx and quality alerts and a dashboard."""
+
+    endpoint: pulumi.Output[str]
+    """The load balancer's URL (http(s)://<address>)."""
+    service_account_email: pulumi.Output[str]
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        wiring, services = _services("GcpInferenceTier", args)
+        region = str(args.get("region"))
+        network = InferenceNetworkRef(
+            region,
+            wiring["network_id"],
+            wiring["inference_subnet_self_link"],
+            wiring["inference_service_account_email"],
+            list(wiring["inference_zones"] or []),
+            int(wiring["gateway_port"]),
+            wiring["proxy_subnet_cidr"],
+        )
+        models = GcsBucketRef(
+            "models",
+            kind="models",
+            region=region,
+            bucket_name=wiring["models_bucket_name"],
+            services=services,
+        )
+        channels = args.pop("notificationChannels", None)
+        return _owning(
+            GceInferenceTier,
+            [models],  # type: ignore[list-item]
+            name,
+            args,
+            opts,
+            notification_channels=channels,
+            services=services,
+            network=network,
+            models=models,
+        )
+
+
 # ---- Kubernetes -----------------------------------------------------------------------------
 
 
@@ -968,6 +1017,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpGpuNodePool,
     GcpNotebook,
     GcpTrainingPool,
+    GcpInferenceTier,
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,

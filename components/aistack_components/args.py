@@ -2210,6 +2210,198 @@ class GcpTrainingPoolArgs(TypedDict):
     """The checkpoints GcpDatasetBucket's bucket name (kind checkpoints, same region)."""
 
 
+class GcpModelVersionStandby(enum.StrEnum):
+    WARM = "warm"
+    ZERO = "zero"
+
+
+class GcpModelVersion(TypedDict):
+    """One deployable model version: its traffic share, its bounds and who approved it."""
+
+    version: str
+    """The version as stored in the models bucket, under gs://<bucket>/<modelName>/<version>/
+    (S7). Explicit: 'latest' and the other moving labels are refused.
+    """
+    weight: int
+    """Share of traffic in per cent; the weights sum to 100. 0 keeps the version deployable
+    without traffic (S6): rollback is a weight change.
+    """
+    min_nodes: NotRequired[int]
+    """Default: the tier's minNodes."""
+    max_nodes: NotRequired[int]
+    """Cost cap of this version; default: the tier's."""
+    standby: NotRequired[GcpModelVersionStandby]
+    """At weight 0: 'warm' keeps one VM loaded (a rollback takes seconds); 'zero' keeps none.
+    Default: "warm".
+    """
+    approved_by: NotRequired[str]
+    """Who approved this version for production (G3). Required in prod."""
+
+
+class GcpInferenceTierRuntime(enum.StrEnum):
+    VLLM = "vllm"
+    TRITON = "triton"
+    TENSORRT_LLM = "tensorrt-llm"
+
+
+class GcpInferenceTierRequestLogging(enum.StrEnum):
+    NONE = "none"
+    METADATA = "metadata"
+    FULL = "full"
+
+
+class GcpInferenceTierLogDataClassification(enum.StrEnum):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    CONFIDENTIAL = "confidential"
+    RESTRICTED = "restricted"
+
+
+class GcpInferenceTierFallback(enum.StrEnum):
+    ERROR = "error"
+    PREVIOUS_VERSION = "previous_version"
+
+
+class GcpInferenceTierThrottleKey(enum.StrEnum):
+    IP = "IP"
+    HTTP_HEADER = "HTTP_HEADER"
+
+
+class GcpModelQualityAlertAlertWhen(enum.StrEnum):
+    BELOW = "below"
+    ABOVE = "above"
+
+
+class GcpModelQualityAlert(TypedDict):
+    """The model-quality metric the serving code writes, and when it alerts (G4)."""
+
+    threshold: float
+    """Alert threshold. Required."""
+    metric_name: NotRequired[str]
+    """Custom metric custom.googleapis.com/aistack/<metricName>, written with the labels
+    model_version and tier. Default: "model_quality_score".
+    """
+    alert_when: NotRequired[GcpModelQualityAlertAlertWhen]
+    """'below' for scores. Default: "below"."""
+    period_minutes: NotRequired[int]
+    """Alignment period. Default: 60."""
+    duration_minutes: NotRequired[int]
+    """How long beyond the threshold before it alerts. Default: 180."""
+    absent_alerts: NotRequired[bool]
+    """Also alert when no version publishes the metric for durationMinutes: a version whose
+    quality nobody publishes is not monitored. Default: true.
+    """
+
+
+class GcpInferenceTierArgs(TypedDict):
+    """The inputs of GcpInferenceTier: its configuration, validated into
+    aistack.gcp._inference_args.InferenceTierArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """The tier's region: the network's and the models bucket's."""
+    model_name: str
+    """The model's prefix in the models bucket."""
+    versions: list[GcpModelVersion]
+    """Deployable versions (S6, S7); at most 5."""
+    image: str
+    """Model server image by digest (E1, S2)."""
+    runtime: NotRequired[GcpInferenceTierRuntime]
+    """Runtime. Default: "vllm"."""
+    runtime_args: NotRequired[list[str]]
+    """Extra runtime arguments. Default: []."""
+    machine_type: str
+    """GPU machine type from the catalog, offered in the network's inference zones (C2), e.g.
+    'g2-standard-8' (1 x L4).
+    """
+    source_image: str
+    """Boot image pinned by name, projects/<p>/global/images/<name> (E1), with the NVIDIA
+    driver, docker with the NVIDIA container toolkit, gcloud and the Ops Agent.
+    """
+    max_nodes: int
+    """Most VMs per version: the cost cap."""
+    min_nodes: NotRequired[int]
+    """VMs kept per version taking traffic. Default: 1."""
+    target_requests_per_node_per_second: NotRequired[float]
+    """Load balancing utilization target: requests per second a VM takes before the autoscaler
+    adds one (S3). Measure your model and set it. Default: 1.0.
+    """
+    request_logging: GcpInferenceTierRequestLogging
+    """What the gateway and the load balancer log per request (G2), required."""
+    log_data_classification: NotRequired[GcpInferenceTierLogDataClassification]
+    """What the logs hold; required with requestLogging 'full' (G2)."""
+    log_retention_days: NotRequired[int]
+    """Days the tier's regional log bucket keeps logs; required with 'full'."""
+    fallback: NotRequired[GcpInferenceTierFallback]
+    """What a VM answers while its model server is down (G5): a JSON 503 with Retry-After.
+    'previous_version' is refused, as on AWS. Default: "error".
+    """
+    gateway: NotRequired[GatewayConfig]
+    """nginx gateway. Default: its own defaults."""
+    gateway_image: NotRequired[str]
+    """nginx image by digest (e.g. mirrored to Artifact Registry). Required: private VMs cannot
+    reach a package mirror to install nginx.
+    """
+    public: NotRequired[bool]
+    """EXTERNAL_MANAGED (internet-facing) regional application load balancer. Off:
+    INTERNAL_MANAGED, reachable from the VPC only. Default: false.
+    """
+    certificate: NotRequired[str]
+    """Regional SSL certificate (projects/<p>/regions/<r>/sslCertificates/<n>) for HTTPS on
+    443. Required when public or for confidential/restricted data unless allowPlaintextHttp.
+    """
+    allow_plaintext_http: NotRequired[bool]
+    """Allow HTTP where TLS is required. Default: false."""
+    throttle_key: NotRequired[GcpInferenceTierThrottleKey]
+    """What Cloud Armor counts per client (S3): 'IP' or 'HTTP_HEADER' (throttleHeader, e.g. the
+    API key). Default: "IP".
+    """
+    throttle_header: NotRequired[str]
+    """Header counted with HTTP_HEADER. Default: "x-api-key"."""
+    throttle_requests: NotRequired[int]
+    """Requests per client per interval before 429. Default: 600."""
+    throttle_interval_seconds: NotRequired[int]
+    """Interval of throttleRequests. Default: 60."""
+    latency_slo_ms: int
+    """p99 latency objective (S5). Required."""
+    error_rate_percent: NotRequired[float]
+    """5xx share that alerts. Default: 1.0."""
+    quality: GcpModelQualityAlert
+    """The model-quality alert (G4). Required."""
+    notification_channels: NotRequired[pulumi.Input[str]]
+    """Monitoring channel ids. Default: []."""
+    boot_disk_gb: NotRequired[int]
+    """Boot disk (pd-balanced) size. Default: 200."""
+    boot_timeout_minutes: NotRequired[int]
+    """How long a new VM may take to load the model before autohealing judges it; at most 60
+    (autohealing initial delay limit). Default: 45.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+    network_id: pulumi.Input[str]
+    """The GcpNetwork's networkId: the forwarding rule's VPC."""
+    inference_subnet_self_link: pulumi.Input[str]
+    """The GcpNetwork's subnetSelfLinks["inference"]: the VMs' subnet (no external IP)."""
+    inference_service_account_email: pulumi.Input[str]
+    """The service account the network's inference firewall rules name: the VMs run as it."""
+    inference_zones: list[str]
+    """The GcpNetwork's plannedZones["inference"] (plain: the groups' zones)."""
+    gateway_port: int
+    """The GcpNetwork's gatewayPort (plain): the port the load balancer reaches."""
+    proxy_subnet_cidr: str
+    """The range of the GcpNetwork's proxy-only subnet (plain): the gateway trusts
+    X-Forwarded-For from it only.
+    """
+    models_bucket_name: pulumi.Input[str]
+    """The models GcpDatasetBucket's bucket name (kind models, the tier's region)."""
+
+
 class K8sTeamNamespaceTier(enum.StrEnum):
     TRAIN = "train"
     SERVE = "serve"

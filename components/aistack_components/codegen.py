@@ -61,6 +61,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpGpuNodePool": ("aistack.gcp.gpu_node_pool", "GpuNodePoolArgs"),
     "GcpNotebook": ("aistack.gcp.notebook", "NotebookArgs"),
     "GcpTrainingPool": ("aistack.gcp.training_pool", "TrainingPoolArgs"),
+    "GcpInferenceTier": ("aistack.gcp.inference_tier", "InferenceTierArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
     "K8sTrainingJobTemplate": (
@@ -331,6 +332,47 @@ WIRING: dict[str, list[Wiring]] = {
             "str",
             True,
             "The checkpoints GcpDatasetBucket's bucket name (kind checkpoints, same region).",
+        ),
+    ],
+    "GcpInferenceTier": [
+        *_gcp_services(),
+        ("network_id", "str", True, "The GcpNetwork's networkId: the forwarding rule's VPC."),
+        (
+            "inference_subnet_self_link",
+            "str",
+            True,
+            "The GcpNetwork's subnetSelfLinks[\"inference\"]: the VMs' subnet (no external IP).",
+        ),
+        (
+            "inference_service_account_email",
+            "str",
+            True,
+            "The service account the network's inference firewall rules name: the VMs run as it.",
+        ),
+        (
+            "inference_zones",
+            "plain:list[str]",
+            True,
+            "The GcpNetwork's plannedZones[\"inference\"] (plain: the groups' zones).",
+        ),
+        (
+            "gateway_port",
+            "plain:int",
+            True,
+            "The GcpNetwork's gatewayPort (plain): the port the load balancer reaches.",
+        ),
+        (
+            "proxy_subnet_cidr",
+            "plain:str",
+            True,
+            "The range of the GcpNetwork's proxy-only subnet (plain): the gateway trusts "
+            "X-Forwarded-For from it only.",
+        ),
+        (
+            "models_bucket_name",
+            "str",
+            True,
+            "The models GcpDatasetBucket's bucket name (kind models, the tier's region).",
         ),
     ],
     "GcpGpuNodePool": [

@@ -176,6 +176,43 @@ class TrainingNetworkRef:
         return list(self._zones)
 
 
+class InferenceNetworkRef:
+    """A `gcp.Network`'s inference tier known by its network, subnet, service account,
+    planned zones, gateway port and proxy-only subnet range: what a `gcp.InferenceTier`
+    reads from its network."""
+
+    def __init__(
+        self,
+        region: str,
+        network_id: pulumi.Input[str],
+        subnet_self_link: pulumi.Input[str],
+        service_account_email: pulumi.Input[str],
+        zones: list[str],
+        gateway_port: int,
+        proxy_subnet_cidr: str | None,
+    ) -> None:
+        self.region = region
+        self.network_id = pulumi.Output.from_input(network_id)
+        self.subnetworks = {"inference": subnet_self_link}
+        self._subnet = pulumi.Output.from_input(subnet_self_link)
+        self._account = pulumi.Output.from_input(service_account_email)
+        self._zones = list(zones)
+        # Present or not: the tier refuses a network without one.
+        self.proxy_subnet = proxy_subnet_cidr
+        self.args = _Namespace(
+            gateway_port=gateway_port, subnet_cidr=lambda tier: str(proxy_subnet_cidr)
+        )
+
+    def subnet_self_link(self, tier: str) -> pulumi.Output[str]:
+        return self._subnet
+
+    def service_account(self, tier: str) -> pulumi.Output[str]:
+        return self._account
+
+    def zones(self, tier: str) -> list[str]:
+        return list(self._zones)
+
+
 class GcsBucketRef:
     """A `gcp.DatasetBucket` known by its name, kind, region (and a dataset's version): it
     makes the read and write grants the component would, with the same conditions."""

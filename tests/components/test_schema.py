@@ -68,6 +68,14 @@ WIRING = {
         "datasetBucketName",
         "checkpointsBucketName",
     },
+    "GcpInferenceTier": {
+        "enabledServices",
+        "notificationChannels",
+        "networkId",
+        "inferenceSubnetSelfLink",
+        "inferenceServiceAccountEmail",
+        "modelsBucketName",
+    },
     # A plain map (its keys are checked against serviceAccounts) of Outputs (e-mails, ARNs).
     "K8sTeamNamespace": {"identities"},
 }
@@ -85,6 +93,7 @@ PLAIN_WIRING = {
     "GcpGpuNodePool": {"project", "clusterRegion"},
     "GcpNotebook": {"project", "networkRegion", "datasetRegion"},
     "GcpTrainingPool": {"project", "trainingZones", "trainingHealthCheckPort"},
+    "GcpInferenceTier": {"project", "inferenceZones", "gatewayPort", "proxySubnetCidr"},
 }
 
 

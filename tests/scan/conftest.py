@@ -47,6 +47,7 @@ PROGRAMS = {
     "k8s-namespaces": (small_programs.kubernetes_namespaces, {}),
     "k8s-jobset": (small_programs.kubernetes_jobset, {}),
     "gcp-mig": (small_programs.gcp_training_pool, small_programs.GCP_CONFIG),
+    "gcp-serving": (small_programs.gcp_inference_tier, small_programs.GCP_CONFIG),
 }
 #: Where the shared data keeps the batch's check list.
 CHECK_LIST = "check list"

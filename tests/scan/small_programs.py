@@ -157,3 +157,26 @@ def gcp_training_pool() -> None:
         dataset=data,
         checkpoints=ckpt,
     )
+
+
+def gcp_inference_tier() -> None:
+    """A team's serving tier on Compute Engine (gcp.InferenceTier): two versions behind an
+    internal managed load balancer with Cloud Armor, the network, models bucket (its usage
+    logs in a logs bucket) and APIs it needs."""
+    from aistack import gcp
+    from tests.gcp.conftest import GOVERNANCE
+    from tests.gcp.test_inference_tier import PROJECT, tier_args
+    from tests.gcp.test_network import ACCOUNTS
+
+    apis = gcp.ProjectServices("apis", {"project": PROJECT})
+    region = {"region": "europe-west4", "governance": GOVERNANCE}
+    logs = gcp.DatasetBucket("logs", {"kind": "logs", **region}, services=apis)
+    models = gcp.DatasetBucket("models", {"kind": "models", **region}, services=apis,
+                               access_logs=logs)  # fmt: skip
+    net = gcp.Network(
+        "net",
+        {**region, "inferenceMachineTypes": ["g2-standard-8"], "proxyOnlySubnet": True},
+        services=apis,
+        service_accounts=ACCOUNTS,
+    )
+    gcp.InferenceTier("serve", tier_args(GOVERNANCE), services=apis, network=net, models=models)

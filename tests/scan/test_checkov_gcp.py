@@ -207,3 +207,22 @@ def test_the_mig_training_pool_has_no_checkov_finding_the_skip_list_does_not_exp
         for check in ("CKV_GCP_41", "CKV_GCP_49", "CKV_GCP_117"):
             assert (check, grant) in scan.passed, (check, grant)
     assert ("CKV2_GCP_4", "train-log-sink") in scan.passed
+
+
+def test_the_inference_tier_has_no_checkov_finding_the_skip_list_does_not_explain(stack_scans):
+    """gcp.InferenceTier's program (tests/scan/small_programs.py gcp_inference_tier):
+    checkov judges every resource; its one finding is the logs bucket's own access logging,
+    which the skip list explains. checkov has no check on the regional load balancer
+    resources, the regional security policy or the region instance template; aistack's
+    rules AIS-S1-12, S3-05, S5-03, S6-03 and C6-18 judge them instead."""
+    from aistack.scan import SkipList
+
+    scan = stack_scans["gcp-serving"]
+    assert not SkipList.load().triage(scan.findings).failed
+    assert [(f.check_id, f.resource) for f in scan.findings if f.tool == "checkov"] == [
+        ("CKV_GCP_62", "logs-bucket")
+    ]
+    for grant in ("serve-logwriter", "serve-metricwriter"):
+        for check in ("CKV_GCP_41", "CKV_GCP_49", "CKV_GCP_117"):
+            assert (check, grant) in scan.passed, (check, grant)
+    assert ("CKV2_GCP_4", "serve-log-sink") in scan.passed

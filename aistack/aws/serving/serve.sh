@@ -15,6 +15,13 @@
 # that marks the instance unhealthy once the model server stops answering, so the group
 # replaces it (the gateway answers the load balancer's health checks itself).
 #
+# On a GCE VM (gcp.InferenceTier, AISTACK_CLOUD=gcp) the GCP blocks apply (aws.
+# InferenceTier's user data drops them): the Ops Agent instead of the CloudWatch agent,
+# Artifact Registry login with the VM's token, docker's gcplogs driver, no lifecycle hook
+# (the load balancer's health check is the gateway's health path, which answers only once
+# the model does), and the watch stops the gateway when the model server dies, so the
+# group's autohealing recreates the VM.
+#
 # Environment:
 #   AISTACK_ENV_FILE                  settings, KEY=value lines
 #                                                   (default /etc/aistack/serving.env)
@@ -102,6 +109,17 @@ wait_until_answers() {
 
 configure_cloudwatch() {
   local ctl
+  # [gcp]
+  # On GCP the Ops Agent ships the logs and GPU metrics: install the config the startup
+  # script packed (ops-agent.yaml, rendered by aistack.node.ops_agent_config) and restart it.
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    local config=${AISTACK_OPS_AGENT_CONFIG:-/etc/google-cloud-ops-agent/config.yaml}
+    [[ -r $AISTACK_HOME/ops-agent.yaml ]] || return 0
+    mkdir -p "$(dirname "$config")" && cp "$AISTACK_HOME/ops-agent.yaml" "$config" &&
+      systemctl restart google-cloud-ops-agent >&2 && log "Ops Agent configured"
+    return
+  fi
+  # [/gcp]
   if [[ -z ${AISTACK_LOG_GROUP:-} ]]; then
     log "AISTACK_LOG_GROUP is not set: no log shipping"
     return 0
@@ -126,6 +144,13 @@ wait_for_docker() {
 # pull IMAGE: log in first when the image lives in a private ECR registry.
 pull() {
   local image=$1 host=${1%%/*}
+  # [gcp]
+  # Artifact Registry: docker logs in with the VM service account's access token.
+  if [[ $AISTACK_CLOUD == gcp && $host == *-docker.pkg.dev ]]; then
+    gcloud auth print-access-token |
+      docker login --username oauth2accesstoken --password-stdin "https://$host" >&2
+  fi
+  # [/gcp]
   if [[ $host =~ $ECR_HOST ]]; then
     aws ecr get-login-password --region "${BASH_REMATCH[1]}" |
       docker login --username AWS --password-stdin "$host" >&2
@@ -264,6 +289,12 @@ run_model() {
   mapfile -t args <"$AISTACK_HOME/runtime.args"
   id=$(instance_id) || id=unknown
   docker rm -f "$MODEL_CONTAINER" >/dev/null 2>&1 || true
+  # [gcp]
+  # On GCP docker's gcplogs driver (runtime.args) names the VM itself: no stream option.
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    exec docker run --name "$MODEL_CONTAINER" "${args[@]}"
+  fi
+  # [/gcp]
   exec docker run --name "$MODEL_CONTAINER" --log-opt "awslogs-stream=$id/model" "${args[@]}"
 }
 
@@ -301,6 +332,16 @@ check_model() {
   if [[ $(state_get marked-unhealthy 0) == 1 ]]; then
     return 0 # The group knows; it is replacing the node.
   fi
+  # [gcp]
+  # On GCP the group's autohealing probes the gateway's health path: stopping the gateway
+  # fails it, the load balancer stops sending here and the group recreates the VM.
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    systemctl stop aistack-gateway.service >&2
+    state_set marked-unhealthy 1
+    log "stopped the gateway: autohealing recreates this VM"
+    return 0
+  fi
+  # [/gcp]
   id=$(instance_id) || return 1
   aws autoscaling set-instance-health --instance-id "$id" --health-status Unhealthy \
     --no-should-respect-grace-period >&2

@@ -20,23 +20,24 @@ from aistack.engine.graph import Resource, StackGraph
 from aistack.queries.gcp import (
     GKE_NODE_POOL,
     INSTANCE_GROUP_MANAGERS,
-    gpu_groups,
     is_gpu_node_pool,
     template_machine,
     template_region,
+    training_gpu_groups,
 )
 
 
 @estimator(*INSTANCE_GROUP_MANAGERS)
 def _gpu_group(resource: Resource, graph: StackGraph, profile: WorkloadProfile):
-    template = next((t for g, t in gpu_groups(graph) if g.urn == resource.urn), None)
+    # Serving groups (gcp.InferenceTier) are priced by their autoscaler: gcp_serving.py.
+    template = next((t for g, t in training_gpu_groups(graph) if g.urn == resource.urn), None)
     if template is None:
         return None
     offer = catalog.find("gcp", template_machine(template) or "")
     region = template_region(template) or str(resource.inputs.get("region") or "")
     if offer is None or not offer.offered_in(region):
         return None
-    sharers = len(gpu_groups(graph)) + sum(
+    sharers = len(training_gpu_groups(graph)) + sum(
         1 for pool in graph.of_type(GKE_NODE_POOL) if is_gpu_node_pool(pool)
     )
     gpu_hours = profile.training_gpu_hours_per_month / max(sharers, 1)

@@ -18,6 +18,7 @@ from aistack.engine.gcp_cloud.compute_network import network_resource
 from aistack.engine.gcp_cloud.container import container_resource
 from aistack.engine.gcp_cloud.identity import check_principals, identity_resource
 from aistack.engine.gcp_cloud.kms import kms_resource
+from aistack.engine.gcp_cloud.load_balancing import LOAD_BALANCING_TYPES, load_balancing_resource
 from aistack.engine.gcp_cloud.project import digest, module_and_kind, physical_name
 from aistack.engine.gcp_cloud.quotas import QUOTA_PREFERENCE, quota_preference
 from aistack.engine.gcp_cloud.storage import storage_resource
@@ -56,6 +57,7 @@ _DELETION_POLICY = {
     "gcp:container/nodePool:NodePool",
     WORKBENCH_INSTANCE,
     *COMPUTE_ENGINE_TYPES,
+    *LOAD_BALANCING_TYPES,
 }
 
 
@@ -111,6 +113,9 @@ def resource(
     compute_engine = compute_engine_resource(typ, project, region, name, inputs, out)
     if compute_engine is not None:
         return compute_engine
+    load_balancing = load_balancing_resource(typ, project, region, name, inputs, out)
+    if load_balancing is not None:
+        return load_balancing
     budget_guard = budget_guard_resource(typ, project, region, name, args.name, inputs, out)
     if budget_guard is not None:
         return budget_guard, out

@@ -1,7 +1,7 @@
 """AIS-C5-09: managed instance groups of GPU VMs start at zero VMs."""
 
 from aistack.policy import fail, ok, rule
-from aistack.queries.gcp import AUTOSCALERS, gpu_groups
+from aistack.queries.gcp import AUTOSCALERS, training_gpu_groups
 
 
 @rule(
@@ -16,7 +16,7 @@ from aistack.queries.gcp import AUTOSCALERS, gpu_groups
 )
 def check(graph):
     autoscalers = [r for r in graph.resources if r.type in AUTOSCALERS]
-    for group, _template in gpu_groups(graph):
+    for group, _template in training_gpu_groups(graph):
         size = group.inputs.get("targetSize")
         minimum = [
             (a.inputs.get("autoscalingPolicy") or {}).get("minReplicas", 0)

@@ -2,7 +2,7 @@
 
 from aistack import catalog
 from aistack.policy import fail, ok, rule
-from aistack.queries.gcp import gpu_templates, template_machine
+from aistack.queries.gcp import template_machine, training_gpu_templates
 
 
 @rule(
@@ -18,7 +18,7 @@ from aistack.queries.gcp import gpu_templates, template_machine
     "the machine type allows), as gcp.TrainingPool does.",
 )
 def check(graph):
-    for template in gpu_templates(graph):
+    for template in training_gpu_templates(graph):
         machine = catalog.find("gcp", template_machine(template) or "")
         bundled = machine.nvme_disks if machine is not None else 0
         scratch = [

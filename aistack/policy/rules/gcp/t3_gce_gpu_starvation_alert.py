@@ -1,7 +1,7 @@
 """AIS-T3-03: groups of GPU VMs have an alert on low GPU utilisation (starvation)."""
 
 from aistack.policy import fail, ok, rule
-from aistack.queries.gcp import ALERT_POLICY, OPS_AGENT_GPU_UTILIZATION, gpu_groups
+from aistack.queries.gcp import ALERT_POLICY, OPS_AGENT_GPU_UTILIZATION, training_gpu_groups
 
 
 def _starvation_filters(graph):
@@ -30,7 +30,7 @@ def _starvation_filters(graph):
 )
 def check(graph):
     filters = list(_starvation_filters(graph))
-    for group, template in gpu_groups(graph):
+    for group, template in training_gpu_groups(graph):
         pool = (template.inputs.get("labels") or {}).get("aistack-pool")
         scoped = [f for f in filters if pool is None or f'"{pool}"' in f]
         if scoped:

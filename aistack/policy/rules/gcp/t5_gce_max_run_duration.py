@@ -1,7 +1,7 @@
 """AIS-T5-04: GPU instance templates bound how long a VM lives (max_run_duration)."""
 
 from aistack.policy import fail, ok, rule
-from aistack.queries.gcp import gpu_templates
+from aistack.queries.gcp import training_gpu_templates
 
 
 @rule(
@@ -15,7 +15,7 @@ from aistack.queries.gcp import gpu_templates
     fix="Set scheduling.max_run_duration.seconds (gcp.TrainingPool maxRuntimeMinutes).",
 )
 def check(graph):
-    for template in gpu_templates(graph):
+    for template in training_gpu_templates(graph):
         scheduling = template.inputs.get("scheduling") or {}
         seconds = (scheduling.get("maxRunDuration") or {}).get("seconds")
         try:

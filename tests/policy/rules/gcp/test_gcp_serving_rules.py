@@ -1,0 +1,139 @@
+"""Rules on serving (gcp.InferenceTier): isolation (S1), identity (C6), throttle (S3),
+alerts (S5), weighted versions (S6), explicit versions (S7), request logging (G2),
+approvers (G3), quality alerts (G4). Each: the component's stack complies, a hand-written
+one that misses the point fails."""
+
+import pulumi_gcp as gcp
+
+from tests.gcp.conftest import GOVERNANCE
+from tests.gcp.test_inference_tier import PROJECT, stack
+
+CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
+SUBNET = f"projects/{PROJECT}/regions/europe-west4/subnetworks/flat"
+TRAINER = "trainer@team-ml-prod.iam.gserviceaccount.com"
+TEMPLATES = {"serve-1-4-0-template": "compliant", "serve-1-3-2-template": "compliant"}
+
+
+def components(**overrides):
+    return stack(dict(GOVERNANCE), **overrides)
+
+
+def hand_written(version="latest", labels=None, metadata=None):
+    """A serving template as often written: public IP, shared account, no labels; a
+    backend without Cloud Armor; a URL map with one default service; no alerts."""
+
+    def program():
+        gcp.compute.RegionInstanceTemplate(
+            "legacy-train",
+            region="europe-west4",
+            machine_type="g2-standard-8",
+            disks=[{"boot": True, "source_image": "projects/p/global/images/x"}],
+            network_interfaces=[{"subnetwork": SUBNET}],
+            service_account={"email": TRAINER, "scopes": ["cloud-platform"]},
+        )
+        gcp.compute.RegionInstanceTemplate(
+            "legacy-serve",
+            region="europe-west4",
+            machine_type="g2-standard-8",
+            disks=[{"boot": True, "source_image": "projects/p/global/images/x"}],
+            network_interfaces=[{"subnetwork": SUBNET, "access_configs": [{}]}],
+            service_account={"email": TRAINER, "scopes": ["cloud-platform"]},
+            labels={"aistack-workload": "inference", **(labels or {})},
+            metadata={"aistack-model-version": version, **(metadata or {})},
+        )
+        backend = gcp.compute.RegionBackendService(
+            "legacy-backend", region="europe-west4", load_balancing_scheme="INTERNAL_MANAGED"
+        )
+        gcp.compute.RegionUrlMap("legacy-urlmap", region="europe-west4",
+                                 default_service=backend.id)  # fmt: skip
+
+    return program
+
+
+def test_s1_the_tiers_vms_are_private_in_the_inference_subnet(verdicts):
+    assert verdicts("AIS-S1-12", components(), **CONFIG) == TEMPLATES
+
+
+def test_s1_a_serving_vm_with_a_public_ip_in_a_flat_subnet_fails(verdicts):
+    assert verdicts("AIS-S1-12", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+
+
+def test_c6_the_tier_runs_as_its_own_account(verdicts):
+    assert verdicts("AIS-C6-18", components(), **CONFIG) == TEMPLATES
+
+
+def test_c6_serving_as_the_training_account_fails(verdicts):
+    assert verdicts("AIS-C6-18", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+
+
+def test_s3_the_tiers_backends_are_throttled_with_429(verdicts):
+    assert verdicts("AIS-S3-05", components(), **CONFIG) == {
+        "serve-1-4-0-backend": "compliant", "serve-1-3-2-backend": "compliant"
+    }  # fmt: skip
+
+
+def test_s3_a_managed_backend_without_cloud_armor_fails(verdicts):
+    assert verdicts("AIS-S3-05", hand_written(), **CONFIG) == {"legacy-backend": "non-compliant"}
+
+
+def test_s5_the_tier_alerts_on_p99_latency_and_5xx(verdicts):
+    assert verdicts("AIS-S5-03", components(), **CONFIG) == {"serve-urlmap": "compliant"}
+
+
+def test_s5_a_weighted_url_map_without_alerts_fails(verdicts):
+    def program():
+        backend = gcp.compute.RegionBackendService(
+            "b", region="europe-west4", load_balancing_scheme="INTERNAL_MANAGED"
+        )
+        gcp.compute.RegionUrlMap("bare-urlmap", region="europe-west4", default_route_action={
+            "weighted_backend_services": [{"backend_service": backend.id, "weight": 100}]
+        })  # fmt: skip
+
+    assert verdicts("AIS-S5-03", program, **CONFIG) == {"bare-urlmap": "non-compliant"}
+
+
+def test_s6_the_tier_weights_its_versions(verdicts):
+    assert verdicts("AIS-S6-03", components(), **CONFIG) == {"serve-urlmap": "compliant"}
+
+
+def test_s6_a_single_default_service_fails(verdicts):
+    assert verdicts("AIS-S6-03", hand_written(), **CONFIG) == {"legacy-urlmap": "non-compliant"}
+
+
+def test_s7_the_tier_serves_explicit_versions(verdicts):
+    assert verdicts("AIS-S7-04", components(), **CONFIG) == TEMPLATES
+
+
+def test_s7_serving_latest_fails(verdicts):
+    assert verdicts("AIS-S7-04", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+
+
+def test_g2_the_tier_labels_its_logging_choice(verdicts):
+    assert verdicts("AIS-G2-03", components(), **CONFIG) == TEMPLATES
+
+
+def test_g2_no_choice_or_full_without_classification_fails(verdicts):
+    assert verdicts("AIS-G2-03", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+    full = hand_written(labels={"aistack-request-logging": "full"})
+    assert verdicts("AIS-G2-03", full, **CONFIG) == {"legacy-serve": "non-compliant"}
+
+
+def test_g3_prod_versions_of_the_tier_carry_their_approver(verdicts):
+    prod = {**GOVERNANCE, "environment": "prod"}
+    versions = [{"version": "1.4.0", "weight": 100, "approvedBy": "lead@example.com"}]
+    assert verdicts("AIS-G3-03", stack(prod, versions=versions), **CONFIG) == {
+        "serve-1-4-0-template": "compliant"
+    }
+
+
+def test_g3_a_prod_version_without_an_approver_fails(verdicts):
+    prod = hand_written(labels={"aistack-environment": "prod"})
+    assert verdicts("AIS-G3-03", prod, **CONFIG) == {"legacy-serve": "non-compliant"}
+
+
+def test_g4_the_tier_alerts_on_model_quality(verdicts):
+    assert verdicts("AIS-G4-03", components(), **CONFIG) == TEMPLATES
+
+
+def test_g4_a_serving_template_without_a_quality_alert_fails(verdicts):
+    assert verdicts("AIS-G4-03", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
