@@ -20,7 +20,14 @@ with warnings.catch_warnings():
 from aistack._options import child_opts, stateful_opts
 from aistack.config import WORKLOAD_TAG, Governance, gcp_label
 
-__all__ = ["stack_id", "labels_for", "child_opts", "stateful_opts", "resource_id_from"]
+__all__ = [
+    "catalogued_gpu_machine",
+    "child_opts",
+    "labels_for",
+    "resource_id_from",
+    "stack_id",
+    "stateful_opts",
+]
 
 
 def stack_id() -> str:
@@ -41,3 +48,18 @@ def resource_id_from(name: str) -> str:
     runs of hyphens collapsed. The caller still checks the id's own length and first
     character, which differ per resource."""
     return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", name.lower())).strip("-")
+
+
+def catalogued_gpu_machine(machine: str) -> str:
+    """A machine type as pools take it (lowercase), if aistack's catalog knows it as a GPU
+    machine: the catalog holds its GPUs, local SSD count, zones and prices. A ValueError
+    naming the known ones otherwise (for a field validator)."""
+    from aistack import catalog
+
+    machine = machine.strip().lower()
+    if catalog.find("gcp", machine) is None:
+        known = [t.name for t in catalog.instance_types("gcp")]
+        raise ValueError(
+            f"{machine!r} is not a GPU machine type in aistack's catalog. Fix: use one of {known}."
+        )
+    return machine

@@ -34,7 +34,7 @@ from pydantic import Field, field_validator, model_validator
 from aistack import catalog
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, labels_for
+from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for
 from aistack.gcp.gke_cluster import NODE_SCOPES, GkeCluster, cluster_name_problem
 from aistack.gcp.gpu_quota import GpuNeed
 
@@ -164,14 +164,7 @@ class GpuNodePoolArgs(AistackModel):
     @field_validator("machine_type")
     @classmethod
     def _a_catalogued_gpu_machine(cls, machine: str) -> str:
-        machine = machine.strip().lower()
-        if catalog.find("gcp", machine) is None:
-            known = [t.name for t in catalog.instance_types("gcp")]
-            raise ValueError(
-                f"{machine!r} is not a GPU machine type in aistack's catalog. Fix: use one "
-                f"of {known}."
-            )
-        return machine
+        return catalogued_gpu_machine(machine)
 
     @model_validator(mode="after")
     def _market_fits(self) -> GpuNodePoolArgs:

@@ -43,7 +43,7 @@ from pydantic import Field, field_validator
 from aistack import catalog
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, labels_for, resource_id_from
+from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for, resource_id_from
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
@@ -179,14 +179,7 @@ class TrainingPoolArgs(AistackModel):
     @field_validator("machine_type")
     @classmethod
     def _a_catalogued_gpu_machine(cls, machine: str) -> str:
-        machine = machine.strip().lower()
-        if catalog.find("gcp", machine) is None:
-            known = [t.name for t in catalog.instance_types("gcp")]
-            raise ValueError(
-                f"{machine!r} is not a GPU machine type in aistack's catalog. Fix: use one "
-                f"of {known}."
-            )
-        return machine
+        return catalogued_gpu_machine(machine)
 
     @field_validator("image")
     @classmethod
