@@ -22,7 +22,12 @@ from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
 from aistack.images import pinned_image
-from aistack.model_versions import MOVING_LABELS  # re-exported: S7, every cloud
+from aistack.model_versions import (  # re-exported: S7, every cloud
+    MOVING_LABELS,
+    check_full_logging,
+    explicit_version,
+    version_slug,
+)
 
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
@@ -66,11 +71,6 @@ _CERTIFICATE = re.compile(
 )
 _TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")
 _WAF_RULE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-
-
-def version_slug(version: str) -> str:
-    """A version as it appears in resource names: '1.4.0' -> '1-4-0'."""
-    return re.sub(r"[^a-z0-9]+", "-", version.lower()).strip("-")
 
 
 def _retention(days: int | None) -> int | None:
@@ -136,12 +136,7 @@ class ModelVersion(AistackModel):
     @field_validator("version")
     @classmethod
     def _explicit(cls, version: str) -> str:
-        if version.lower() in MOVING_LABELS:
-            raise ValueError(
-                f"{version!r} names whatever is newest, not a version (checklist S7). Fix: "
-                "give the immutable version the artefact was stored under, e.g. '1.4.0'."
-            )
-        return version
+        return explicit_version(version)
 
 
 class ModelQualityAlarm(AistackModel):
@@ -439,16 +434,7 @@ def plan_tier(
     offers = _check_instance_types(name, args, network, problems)
     versions = _check_versions(name, args, offers, problems)
 
-    if args.request_logging == "full":
-        for field in ("log_data_classification", "log_retention_days"):
-            if getattr(args, field) is None:
-                camel = "logDataClassification" if "class" in field else "logRetentionDays"
-                problems.add(
-                    f"{at}{camel}",
-                    "requestLogging 'full' writes prompts to the logs, so what they hold and "
-                    "how long they are kept must be stated (checklist G2).",
-                    f"set {camel}, or choose requestLogging 'metadata' or 'none'.",
-                )
+    check_full_logging(at, args, problems)
     if args.fallback == "previous_version":
         problems.add(
             f"{at}fallback",

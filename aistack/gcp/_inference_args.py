@@ -22,7 +22,7 @@ from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
 from aistack.images import require_digest
-from aistack.model_versions import MOVING_LABELS
+from aistack.model_versions import check_full_logging, explicit_version, version_slug
 
 if TYPE_CHECKING:
     from aistack.gcp.dataset_bucket import DatasetBucket
@@ -79,11 +79,6 @@ _IMAGE = re.compile(r"projects/[a-z][-a-z0-9.:]*[a-z0-9]/global/images/[a-z]([-a
 _HEADER = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
-def version_slug(version: str) -> str:
-    """A version as it appears in resource names: '1.4.0' -> '1-4-0'."""
-    return re.sub(r"[^a-z0-9]+", "-", version.lower()).strip("-")
-
-
 class ModelVersion(AistackModel):
     """One deployable model version: its traffic share, its bounds and who approved it."""
 
@@ -118,12 +113,7 @@ class ModelVersion(AistackModel):
     @field_validator("version")
     @classmethod
     def _explicit(cls, version: str) -> str:
-        if version.lower() in MOVING_LABELS:
-            raise ValueError(
-                f"{version!r} names whatever is newest, not a version (checklist S7). Fix: "
-                "give the immutable version the artefact was stored under, e.g. '1.4.0'."
-            )
-        return version
+        return explicit_version(version)
 
 
 class ModelQualityAlert(AistackModel):
@@ -368,16 +358,7 @@ def plan_tier(  # noqa: PLR0912 - one check per field, top to bottom
             f"put the models bucket in {args.region}.",
         )
     versions = _check_versions(name, args, problems)
-    if args.request_logging == "full":
-        for field in ("log_data_classification", "log_retention_days"):
-            if getattr(args, field) is None:
-                camel = "logDataClassification" if "class" in field else "logRetentionDays"
-                problems.add(
-                    f"{at}{camel}",
-                    "requestLogging 'full' writes prompts to the logs, so what they hold and "
-                    "how long they are kept must be stated (checklist G2).",
-                    f"set {camel}, or choose requestLogging 'metadata' or 'none'.",
-                )
+    check_full_logging(at, args, problems)
     if args.fallback == "previous_version":
         problems.add(
             f"{at}fallback",

@@ -22,7 +22,7 @@ from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import Problems
 from aistack.gateway import GatewayConfig
 from aistack.images import pinned_image
-from aistack.model_versions import MOVING_LABELS
+from aistack.model_versions import MOVING_LABELS, check_full_logging, explicit_version, version_slug
 from aistack.queries.k8s import parse_quantity
 
 if TYPE_CHECKING:
@@ -55,11 +55,6 @@ _HOSTNAME = re.compile(r"^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0
 _URI = re.compile(
     r"^(?P<scheme>s3|gs)://(?P<bucket>[a-z0-9][a-z0-9._-]{1,221}[a-z0-9])(/[\x21-\x7e]*)?$"
 )
-
-
-def version_slug(version: str) -> str:
-    """A version as it appears in object names: '1.4.0' -> '1-4-0'."""
-    return re.sub(r"[^a-z0-9]+", "-", version.lower()).strip("-")
 
 
 def _digest(image: str | None, field: str) -> str | None:
@@ -106,12 +101,7 @@ class ServingVersion(AistackModel):
     @field_validator("version")
     @classmethod
     def _explicit(cls, version: str) -> str:
-        if version.lower() in MOVING_LABELS:
-            raise ValueError(
-                f"{version!r} names whatever is newest, not a version (checklist S7). Fix: "
-                "give the immutable version the artefact was stored under, e.g. '1.4.0'."
-            )
-        return version
+        return explicit_version(version)
 
 
 class ModelSource(AistackModel):
@@ -508,17 +498,7 @@ def plan_service(
             "written for on Kubernetes.",
             "serve the engine through Triton's TensorRT-LLM backend and set runtime: triton.",
         )
-    if args.request_logging == "full":
-        for field, value in (
-            ("logDataClassification", args.log_data_classification),
-            ("logRetentionDays", args.log_retention_days),
-        ):
-            if value is None:
-                problems.add(
-                    f"{where}.{field}",
-                    "is required with requestLogging 'full' (checklist G2): the logs hold prompts.",
-                    "set it, or log 'metadata' only.",
-                )
+    check_full_logging(f"{where}.", args, problems)
     scaling = args.autoscaling
     if scaling.kind == "keda" and scaling.prometheus_url is None:
         problems.add(
