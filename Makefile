@@ -49,6 +49,7 @@ scan: scan-env
 	$(RUN) aistack scan stacks/kubernetes-operators
 	$(RUN) aistack scan stacks/kubernetes-gke
 	$(RUN) aistack scan stacks/gcp-training
+	$(RUN) aistack scan stacks/gcp
 
 # The component package's generated TypedDicts and its schema, from the pydantic Args
 # (components/aistack_components/codegen.py); tests/components/ fails when they are stale.

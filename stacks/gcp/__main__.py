@@ -118,13 +118,14 @@ args = parse_all(
 # Every other component waits for the APIs this enables (a fresh project has them off).
 services = gcp.ProjectServices("apis", args["apis"])
 
+# Storage in the one region: logs first, so the other buckets (the budget's too) log their
+# access to it.
+logs = gcp.DatasetBucket("logs", args["logs"], services=services)
+
 # Before anything runs: the month's budget, a daily alert and the kill switch (C3). Its
 # e-mail channels also receive the pool's and the tier's alerts.
-budget = gcp.BudgetGuard("budget", args["budget"], services=services)
+budget = gcp.BudgetGuard("budget", args["budget"], services=services, access_logs=logs)
 channels = budget.notification_channel_ids
-
-# Storage in the one region: logs first, so the other buckets log their access to it.
-logs = gcp.DatasetBucket("logs", args["logs"], services=services)
 dataset = gcp.DatasetBucket("dataset", args["dataset"], services=services, access_logs=logs)
 checkpoints = gcp.DatasetBucket(
     "checkpoints", args["checkpoints"], services=services, access_logs=logs
@@ -139,6 +140,9 @@ identity = gcp.WorkloadIdentity("identity", args["identity"], services=services)
 registry.grant_read(identity.member("training"), name="training")
 registry.grant_read(identity.member("inference"), name="inference")
 registry.grant_write(identity.member("ci"), name="ci")
+# CI publishes approved model versions (gs://<models>/<modelName>/<version>/); the serving
+# account only reads its model's prefix.
+models.grant_write(identity.member("ci"), prefix=args["inference"].model_name, name="ci")
 
 # Tier subnets and a default-deny firewall that admits each tier's account only (S1).
 network = gcp.Network(

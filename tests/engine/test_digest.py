@@ -42,6 +42,7 @@ DIGESTS = {
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "928d0c64af3e1cee2eaaea8a8a2512c169ff7cbd849c26e698f2acfd68499559",
     "gcp-training": "b3cf2f9e7576be6449bc473ee490cdd3df82d4440306e03d2f01b80b03703ec3",
+    "gcp": "b8696d3285f0b6687a95b4725cd6691ddf89250b25a91c0a71b284868b913230",
 }
 
 
@@ -167,6 +168,7 @@ def _graphs() -> dict[str, StackGraph]:
         "kubernetes-operators": engine.run_project(ROOT / "stacks" / "kubernetes-operators"),
         "kubernetes-gke": engine.run_project(ROOT / "stacks" / "kubernetes-gke"),
         "gcp-training": engine.run_project(ROOT / "stacks" / "gcp-training"),
+        "gcp": engine.run_project(ROOT / "stacks" / "gcp"),
     }
 
 

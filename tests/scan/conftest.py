@@ -33,6 +33,7 @@ STACKS = {
     "kubernetes-operators": ROOT / "stacks" / "kubernetes-operators",
     "kubernetes-gke": ROOT / "stacks" / "kubernetes-gke",
     "gcp-training": ROOT / "stacks" / "gcp-training",
+    "gcp": ROOT / "stacks" / "gcp",
 }
 #: Programs scanned in the same checkov batch, with their config: a team's first GCP stack
 #: (an example stack too), one compliant and one violating resource per mapped Google type
