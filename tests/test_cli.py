@@ -117,6 +117,15 @@ def test_readme_kubernetes_diagram_is_the_kubernetes_stacks(monkeypatch):
     assert f"```mermaid\n{result.output}```" in section
 
 
+def test_readme_gcp_diagram_is_the_gcp_stacks(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["preview", "stacks/gcp", "--format", "mermaid"])
+    assert result.exit_code == 0, result.output
+    assert "GcpInferenceTier" in result.output and "GcpTrainingPool" in result.output
+    section = (ROOT / "README.md").read_text().split("## Google Cloud", 1)[1]
+    assert f"```mermaid\n{result.output}```" in section.split("## Kubernetes", 1)[0]
+
+
 def test_reference_preview_json_is_valid_json(monkeypatch):
     monkeypatch.chdir(ROOT)
     result = runner.invoke(app, ["preview", ".", "--format", "json"])
