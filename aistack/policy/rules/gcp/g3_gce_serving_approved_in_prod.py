@@ -1,4 +1,8 @@
-"""AIS-G3-03: in prod, every served model version has a recorded approver."""
+"""AIS-G3-03: every served model version records who approved it; in prod it must.
+
+As AIS-G3-01 on AWS: a version with an approver passes in any environment (a dev stack that
+records approvals keeps G3 too), and only a prod version without one fails. Versions kept
+at weight 0 count: a rollback puts them in front of users."""
 
 from aistack.policy import fail, ok, rule
 from aistack.queries.gcp import serving_templates
@@ -15,10 +19,8 @@ from aistack.queries.gcp import serving_templates
 def check(graph):
     for template in serving_templates(graph):
         labels = template.inputs.get("labels") or {}
-        if labels.get("aistack-environment") != "prod":
-            continue
         approver = (template.inputs.get("metadata") or {}).get("aistack-approved-by")
         if approver and labels.get("aistack-approved") == "true":
             yield ok(template, f"approved by {approver}.")
-        else:
+        elif labels.get("aistack-environment") == "prod":
             yield fail(template, "a prod model version without a recorded approver.")

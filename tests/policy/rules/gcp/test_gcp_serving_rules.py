@@ -126,6 +126,16 @@ def test_g3_prod_versions_of_the_tier_carry_their_approver(verdicts):
     }
 
 
+def test_g3_approved_versions_pass_outside_prod_and_unapproved_ones_are_not_judged(verdicts):
+    versions = [
+        {"version": "1.4.0", "weight": 100, "approvedBy": "lead@example.com"},
+        {"version": "1.3.2", "weight": 0},
+    ]
+    assert verdicts("AIS-G3-03", stack(dict(GOVERNANCE), versions=versions), **CONFIG) == {
+        "serve-1-4-0-template": "compliant"
+    }
+
+
 def test_g3_a_prod_version_without_an_approver_fails(verdicts):
     prod = hand_written(labels={"aistack-environment": "prod"})
     assert verdicts("AIS-G3-03", prod, **CONFIG) == {"legacy-serve": "non-compliant"}
