@@ -38,6 +38,8 @@ _EXPORTS = {
     "TrainingPoolArgs": "aistack.gcp.training_pool",
     "InferenceTier": "aistack.gcp.inference_tier",
     "InferenceTierArgs": "aistack.gcp.inference_tier",
+    "AuditLogs": "aistack.gcp.audit_logs",
+    "AuditLogsArgs": "aistack.gcp.audit_logs",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -111,6 +111,9 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
         "logging.googleapis.com",
         "monitoring.googleapis.com",
     ),
+    # The audit configs are the project's IAM policy (Resource Manager); the regional log
+    # bucket and sink are Logging's.
+    "AuditLogs": ("logging.googleapis.com", "cloudresourcemanager.googleapis.com"),
 }
 
 _SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]*\.googleapis\.com")

@@ -60,14 +60,15 @@ def location_of(resource: Resource) -> str | None:
 
 def declared_allowed_regions(graph: StackGraph, resource: Resource) -> list[str] | None:
     """The allowed regions a resource declares, or (for resources GCP cannot label, such
-    as KMS key rings) those its enclosing component's other resources declare."""
+    as KMS key rings and log buckets) those its enclosing component declares, itself or
+    through its other resources."""
     own = allowed_regions(resource)
     if own is not None or "labels" in resource.inputs or labels(resource):
         return own
     component = graph.component_of(resource)
     if component is None:
         return None
-    for sibling in graph.descendants(component):
+    for sibling in [component, *graph.descendants(component)]:
         found = allowed_regions(sibling)
         if found is not None:
             return found

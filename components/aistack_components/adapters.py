@@ -39,6 +39,7 @@ from aistack.aws.notebook import Notebook
 from aistack.aws.training_pool import TrainingPool
 from aistack.aws.workload_identity import WorkloadIdentity
 from aistack.errors import ConfigError, Problem, Problems
+from aistack.gcp.audit_logs import AuditLogs as CloudAuditLogs
 from aistack.gcp.budget_guard import BudgetGuard as GcpBudget
 from aistack.gcp.container_registry import ContainerRegistry as ArtifactRegistry
 from aistack.gcp.dataset_bucket import DatasetBucket as GcsDatasetBucket
@@ -69,6 +70,7 @@ from aistack_components.args import (
     AwsNotebookArgs,
     AwsTrainingPoolArgs,
     AwsWorkloadIdentityArgs,
+    GcpAuditLogsArgs,
     GcpBudgetGuardArgs,
     GcpContainerRegistryArgs,
     GcpDatasetBucketArgs,
@@ -604,6 +606,18 @@ class GcpContainerRegistry(_Adapter, args=GcpContainerRegistryArgs, component=Ar
         return ArtifactRegistry(name, args, opts, services=services)  # type: ignore[arg-type]
 
 
+class GcpAuditLogs(_Adapter, args=GcpAuditLogsArgs, component=CloudAuditLogs):
+    """Data Access audit logs on for the data's services (Cloud Storage by default), nobody
+    exempted, and every audit log of the project kept in a regional log bucket (D5, G1)."""
+
+    @classmethod
+    def _build(
+        cls, name: str, args: dict[str, Any], opts: pulumi.ResourceOptions | None
+    ) -> pulumi.ComponentResource:
+        _, services = _services("GcpAuditLogs", args)
+        return CloudAuditLogs(name, args, opts, services=services)  # type: ignore[arg-type]
+
+
 class GcpBudgetGuard(_Adapter, args=GcpBudgetGuardArgs, component=GcpBudget):
     """A monthly budget with e-mail and Pub/Sub alerts, a daily-spend alert function and an
     optional training kill switch (C3)."""
@@ -1018,6 +1032,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     GcpNotebook,
     GcpTrainingPool,
     GcpInferenceTier,
+    GcpAuditLogs,
     K8sTeamNamespace,
     K8sGpuMonitoring,
     K8sTrainingJobTemplate,

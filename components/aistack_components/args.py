@@ -2402,6 +2402,35 @@ class GcpInferenceTierArgs(TypedDict):
     """The models GcpDatasetBucket's bucket name (kind models, the tier's region)."""
 
 
+class GcpAuditLogsArgs(TypedDict):
+    """The inputs of GcpAuditLogs: its configuration, validated into
+    aistack.gcp.audit_logs.AuditLogsArgs as a Python caller's is, and its wiring.
+    """
+
+    governance: Governance
+    """Who owns the stack, where its data may live and who sees it (C4, G6)."""
+    region: str
+    """Region of the log bucket the audit logs are kept in: in governance.allowedRegions (C4),
+    the datasets' region.
+    """
+    data_access_services: NotRequired[list[str]]
+    """Services whose Data Access logs (ADMIN_READ, DATA_READ, DATA_WRITE) are turned on, with
+    no exempted principals. Default: Cloud Storage, where the datasets are. 'allServices'
+    covers every service (CIS GCP 2.1) and costs the most: every read of every API is a log
+    entry. Default: ["storage.googleapis.com"].
+    """
+    retention_days: NotRequired[int]
+    """Days the regional log bucket keeps the audit logs (Logging allows 1 to 3650). Default
+    400, as long as the `_Required` bucket keeps Admin Activity logs. Default: 400.
+    """
+    project: str
+    """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
+    enabled_services: pulumi.Input[list[str]]
+    """The GcpProjectServices' enabledServices: every resource here waits for the APIs it
+    enables (a fresh project refuses calls to an API that is still turning on).
+    """
+
+
 class K8sTeamNamespaceTier(enum.StrEnum):
     TRAIN = "train"
     SERVE = "serve"

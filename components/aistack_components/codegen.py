@@ -62,6 +62,7 @@ CONFIGS: dict[str, tuple[str, str]] = {
     "GcpNotebook": ("aistack.gcp.notebook", "NotebookArgs"),
     "GcpTrainingPool": ("aistack.gcp.training_pool", "TrainingPoolArgs"),
     "GcpInferenceTier": ("aistack.gcp.inference_tier", "InferenceTierArgs"),
+    "GcpAuditLogs": ("aistack.gcp.audit_logs", "AuditLogsArgs"),
     "K8sTeamNamespace": ("aistack.k8s.team_namespace", "TeamNamespaceArgs"),
     "K8sGpuMonitoring": ("aistack.k8s.gpu_monitoring", "GpuMonitoringArgs"),
     "K8sTrainingJobTemplate": (
@@ -221,6 +222,7 @@ WIRING: dict[str, list[Wiring]] = {
         ),
     ],
     "GcpContainerRegistry": _gcp_services(),
+    "GcpAuditLogs": _gcp_services(),
     "GcpBudgetGuard": [
         *_gcp_services(),
         (

@@ -1,5 +1,6 @@
 """The Google Cloud guardrails a team puts in place before any GPU runs: the APIs, storage,
-identity, a budget with daily alerts and a kill switch, GPU quota and an image registry.
+identity, audit logs of who reads the data, a budget with daily alerts and a kill switch,
+GPU quota and an image registry.
 
     aistack preview stacks/gcp-guardrails          # offline
     cd stacks/gcp-guardrails && pulumi up          # for real (README, "Google Cloud")
@@ -71,6 +72,7 @@ args = parse_all(
             },
         ),
         "images": (gcp.ContainerRegistryArgs, {"region": region, "governance": governance}),
+        "audit": (gcp.AuditLogsArgs, {"region": region, "governance": governance}),
         "budget": (
             gcp.BudgetGuardArgs,
             {
@@ -112,6 +114,10 @@ dataset = gcp.DatasetBucket("dataset", args["dataset"], services=services, acces
 checkpoints = gcp.DatasetBucket(
     "checkpoints", args["checkpoints"], services=services, access_logs=logs
 )
+
+# Who reads the personal data: Data Access audit logs for Cloud Storage, off until a project
+# turns them on, and every audit log kept in the region (D5, G1).
+audit = gcp.AuditLogs("audit", args["audit"], services=services)
 
 # A service account per workload and GitHub Actions through federation: no keys (C6).
 identity = gcp.WorkloadIdentity("identity", args["identity"], services=services)

@@ -2,12 +2,13 @@
 AWS reference stack (stacks/reference), one aistack component per config block.
 
 In the order a project needs them: the APIs; a budget with daily alerts and the kill switch;
-the logs, dataset, checkpoint and model buckets in one region; an Artifact Registry
-repository; a service account per workload with GitHub Actions federation; a private
-network with training, inference and notebook tiers; Spot GPU training in a managed
-instance group from zero; a Workbench notebook that stops when idle; GPU quota for all of
-it; and the inference tier: two explicit model versions on GPU VMs behind a weighted,
-throttled load balancer, with alerts and a dashboard.
+the logs, dataset, checkpoint and model buckets in one region; Data Access audit logs for
+the datasets, kept in the region; an Artifact Registry repository; a service account per
+workload with GitHub Actions federation; a private network with training, inference and
+notebook tiers; Spot GPU training in a managed instance group from zero; a Workbench
+notebook that stops when idle; GPU quota for all of it; and the inference tier: two
+explicit model versions on GPU VMs behind a weighted, throttled load balancer, with alerts
+and a dashboard.
 
 Rollback: `pulumi config set liveVersion <version> && pulumi up` moves all traffic to that
 version (the URL map changes in place; the standby is warm, so nothing waits on a boot).
@@ -85,6 +86,7 @@ args = parse_all(
         "checkpoints": (gcp.DatasetBucketArgs, settings("checkpoints", kind="checkpoints")),
         "models": (gcp.DatasetBucketArgs, settings("models", kind="models")),
         "registry": (gcp.ContainerRegistryArgs, settings("registry")),
+        "audit": (gcp.AuditLogsArgs, settings("audit")),
         "identity": (
             gcp.WorkloadIdentityArgs,
             {**(config.get_object("identity") or {}), "governance": governance},
@@ -131,6 +133,10 @@ checkpoints = gcp.DatasetBucket(
     "checkpoints", args["checkpoints"], services=services, access_logs=logs
 )
 models = gcp.DatasetBucket("models", args["models"], services=services, access_logs=logs)
+
+# Who read the personal data, and who changed the platform: Data Access audit logs for Cloud
+# Storage (off until a project turns them on) and every audit log kept in the region (D5, G1).
+audit = gcp.AuditLogs("audit", args["audit"], services=services)
 
 # Images by digest in an immutable, scanned, CMEK-encrypted repository (E1).
 registry = gcp.ContainerRegistry("ml-images", args["registry"], services=services)
@@ -188,6 +194,7 @@ pulumi.export("datasetUri", dataset.uri)
 pulumi.export("checkpointsUri", checkpoints.uri)
 pulumi.export("modelsUri", models.uri)
 pulumi.export("registry", registry.repository_url)
+pulumi.export("auditLogBucket", audit.log_bucket.id)
 pulumi.export("ciServiceAccount", identity.email("ci"))
 pulumi.export("workloadIdentityProvider", identity.github_provider_name)
 pulumi.export("jupyterlab", notebook.proxy_uri.apply(lambda host: f"https://{host}"))

@@ -35,6 +35,7 @@ IDENTITY = {
     ],
     "github": {"repository": "acme/ml-platform", "branches": ["main"], "idSuffix": "2"},
 }
+AUDIT = {"governance": GOVERNANCE, "region": "europe-west4", "retentionDays": 730}
 REGISTRY = {
     "governance": GOVERNANCE,
     "region": "europe-west4",
@@ -112,6 +113,8 @@ def _python(token, args):
             gcp.WorkloadIdentity("it", args, services=apis, cluster=cluster)
         elif token == "GcpContainerRegistry":
             gcp.ContainerRegistry("it", args, services=apis)
+        elif token == "GcpAuditLogs":
+            gcp.AuditLogs("it", args, services=apis)
         elif token == "GcpBudgetGuard":
             logs = gcp.DatasetBucket("logs", LOGS, services=apis)
             gcp.BudgetGuard("it", args, services=apis, access_logs=logs)
@@ -166,6 +169,7 @@ def _through_provider(provider, token, args, state=None):
 CASES = {
     "GcpWorkloadIdentity": (IDENTITY, {"emails", "members", "githubProviderName"}),
     "GcpContainerRegistry": (REGISTRY, {"repositoryId", "repositoryUrl", "kmsKeyName"}),
+    "GcpAuditLogs": (AUDIT, set()),
     "GcpBudgetGuard": (
         BUDGET,
         {"budgetName", "topicId", "functionName", "stateBucketName", "notificationChannelIds"},
@@ -242,6 +246,7 @@ BAD = {
         ],
     },
     "GcpContainerRegistry": {**REGISTRY, "region": "us-east1", "keepRecentVersions": 4.5},
+    "GcpAuditLogs": {**AUDIT, "region": "us-east1", "retentionDays": 30.5},
     "GcpBudgetGuard": {**BUDGET, "dailyLimitUsd": 5000},
     "GcpGpuQuota": {
         **QUOTA,

@@ -47,6 +47,7 @@ WIRING = {
     "GcpDatasetBucket": {"enabledServices", "accessLogsBucketName"},
     "GcpWorkloadIdentity": {"enabledServices", "clusterId"},
     "GcpContainerRegistry": {"enabledServices"},
+    "GcpAuditLogs": {"enabledServices"},
     "GcpBudgetGuard": {"enabledServices", "accessLogsBucketName"},
     "GcpGpuQuota": {"enabledServices"},
     # A plain map (its keys are checked against the tiers) of Outputs (e-mails).
@@ -86,6 +87,7 @@ PLAIN_WIRING = {
     "GcpDatasetBucket": {"project"},
     "GcpWorkloadIdentity": {"project"},
     "GcpContainerRegistry": {"project"},
+    "GcpAuditLogs": {"project"},
     "GcpBudgetGuard": {"project"},
     "GcpGpuQuota": {"project"},
     "GcpNetwork": {"project", "datasetRegion"},

@@ -36,13 +36,13 @@ DIGESTS = {
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
-    "gcp-guardrails": "6df50386e7ea9117258c3f1803f332709abc081ff36829736b0926a1a9213a08",
+    "gcp-guardrails": "2851f73fb0e7999cf44c121dcc78d969bd8f680e13d61d85738c02d33c03c5a8",
     "kubernetes": "d5a1769d9811d6dca8943725f7ed84a54af71c1fe00e5a737f6b2337e9bb6169",
     "kubernetes-eks": "13a2727a8e052e85742463d8afc374f1bd15b7094d87c91630039b1c9c5a300d",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "928d0c64af3e1cee2eaaea8a8a2512c169ff7cbd849c26e698f2acfd68499559",
     "gcp-training": "b3cf2f9e7576be6449bc473ee490cdd3df82d4440306e03d2f01b80b03703ec3",
-    "gcp": "b8696d3285f0b6687a95b4725cd6691ddf89250b25a91c0a71b284868b913230",
+    "gcp": "9f4e4aa4d3bd97e4c79096875f1c55dd9bb0c430c0bad9f74b6ada33699c60d8",
 }
 
 
