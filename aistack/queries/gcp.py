@@ -837,8 +837,8 @@ def run_commands(graph: StackGraph, group: Resource) -> list[str]:
 
 def stateful_metadata_keys(command: str) -> set[str]:
     """The per-instance metadata keys a create-instance command sets (`--stateful-metadata
-    key=value,...`): preserved when the group recreates the VM (MIG docs, "Stateful
-    configuration")."""
+    key=value,...`): set again when autohealing recreates the VM
+    (cloud.google.com/compute/docs/instance-groups/preserved-state)."""
     keys: set[str] = set()
     for match in _STATEFUL_METADATA.finditer(command):
         keys.update(pair.split("=", 1)[0] for pair in match.group(1).split(",") if "=" in pair)

@@ -1,9 +1,10 @@
 """AIS-E3-02: every run started in a GPU training group carries its random seed.
 
 A run in a managed instance group (gcp.TrainingPool, mig) is one VM created in the group
-with the run's settings as per-instance (stateful) metadata, which the group keeps when it
-recreates the VM (MIG docs, "Stateful configuration"). The recorded way of starting a run
-is the create-instance command among the stack's or a component's outputs
+with the run's settings as per-instance (stateful) metadata, which the group sets again
+when autohealing recreates the VM
+(cloud.google.com/compute/docs/instance-groups/preserved-state). The recorded way of
+starting a run is the create-instance command among the stack's or a component's outputs
 (gcp.TrainingPool's `submit_command`); without one nothing in the stack passes a seed.
 """
 

@@ -30,7 +30,9 @@ def components():
     stack(dict(GOVERNANCE))()
 
 
-def hand_written(command=None, checkpoint_uri=None, versioned=True, healing=True):
+def hand_written(
+    command=None, checkpoint_uri=None, versioned=True, healing=True, redistribution="NONE"
+):
     """A Spot GPU template and group of 0 written by hand, optionally with a checkpoint
     bucket, autohealing and an exported run command."""
 
@@ -65,6 +67,11 @@ def hand_written(command=None, checkpoint_uri=None, versioned=True, healing=True
             base_instance_name="legacy-mig",
             versions=[{"instance_template": template.self_link}],
             target_size=0,
+            update_policy={
+                "type": "OPPORTUNISTIC",
+                "minimal_action": "REPLACE",
+                "instance_redistribution_type": redistribution,
+            },
             auto_healing_policies=(
                 {"health_check": health.id, "initial_delay_sec": 600} if healing else None
             ),
@@ -151,8 +158,12 @@ def test_t2_an_autohealing_group_restoring_checkpoints_complies(verdicts):
 
 @pytest.mark.parametrize(
     "program",
-    [hand_written(checkpoint_uri="gs://legacy-ckpt/runs", healing=False), hand_written()],
-    ids=["no-autohealing", "no-restore"],
+    [
+        hand_written(checkpoint_uri="gs://legacy-ckpt/runs", healing=False),
+        hand_written(checkpoint_uri="gs://legacy-ckpt/runs", redistribution="PROACTIVE"),
+        hand_written(),
+    ],
+    ids=["no-autohealing", "proactive-redistribution", "no-restore"],
 )
-def test_t2_no_autohealing_or_no_checkpoint_restore_fails(verdicts, program):
+def test_t2_no_autohealing_proactive_redistribution_or_no_restore_fails(verdicts, program):
     assert verdicts("AIS-T2-03", program, **CONFIG) == {"legacy-mig": "non-compliant"}
