@@ -744,3 +744,103 @@ def alert_filters(graph: StackGraph) -> list[tuple[Resource, str, dict[str, Any]
             if threshold:
                 found.append((policy, str(threshold.get("filter") or ""), threshold))
     return found
+
+
+# ---- datasets, runs, serving nodes and third parties (D5, D6, E3-E5, T2, S2, S4, G5, G6) --
+
+BUCKET_OBJECT = "gcp:storage/bucketObject:BucketObject"
+#: Where gcp.DatasetBucket writes what a label cannot hold (source URL, licence, legal basis).
+DATASET_MANIFEST = ".aistack/manifest.json"
+THIRD_PARTIES_LABEL = gcp_label("aistack:third-party-services", is_key=True)
+_FILES_BLOCK = re.compile(r"<<'AISTACK_FILES'[^\n]*\n(.*?)AISTACK_FILES\n", re.S)
+_STATEFUL_METADATA = re.compile(r"--stateful-metadata[= ]\"?([^\"\s]+)")
+
+
+def is_dataset_bucket(bucket: Resource) -> bool:
+    """A GCS bucket holding a dataset: gcp.DatasetBucket labels it `aistack-workload:
+    data-dataset` and `aistack-dataset-name`."""
+    own = labels(bucket)
+    return own.get("aistack-workload") == "data-dataset" or "aistack-dataset-name" in own
+
+
+def bucket_name(bucket: Resource) -> str:
+    return str(bucket.outputs.get("name") or bucket.inputs.get("name") or "")
+
+
+def dataset_manifest(graph: StackGraph, bucket: Resource) -> dict[str, Any] | None:
+    """The dataset manifest object in `bucket` (`.aistack/manifest.json`), parsed; None
+    without one or when it is not a JSON object. pulumi-gcp marks `content` secret."""
+    import json
+
+    from aistack.queries import revealed
+
+    name = bucket_name(bucket)
+    for obj in graph.of_type(BUCKET_OBJECT):
+        if obj.inputs.get("bucket") != name or obj.inputs.get("name") != DATASET_MANIFEST:
+            continue
+        try:
+            found = json.loads(str(revealed(obj.inputs.get("content")) or ""))
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
+    return None
+
+
+def startup_files(template: Resource) -> dict[str, str]:
+    """The files an aistack startup script unpacks (its `AISTACK_FILES` block: a base64
+    gzip'd tar, as gcp.InferenceTier renders it), by name; {} for any other script."""
+    import base64
+    import binascii
+    import io
+    import tarfile
+
+    match = _FILES_BLOCK.search(startup_script(template))
+    if not match:
+        return {}
+    try:
+        raw = base64.b64decode(match.group(1))
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:gz") as tar:
+            return {
+                member.name: tar.extractfile(member).read().decode("utf-8")  # type: ignore[union-attr]
+                for member in tar.getmembers()
+                if member.isfile()
+            }
+    except (binascii.Error, tarfile.TarError, OSError, UnicodeDecodeError):
+        return {}
+
+
+def run_commands(graph: StackGraph, group: Resource) -> list[str]:
+    """The recorded ways of starting a run in `group`: strings among the stack's outputs and
+    the components' registered outputs that create an instance in it
+    (`gcloud compute instance-groups managed create-instance <group>`, as
+    gcp.TrainingPool.submit_command writes)."""
+    name = str(group.inputs.get("name") or group.outputs.get("name") or "")
+    if not name:
+        return []
+    creates = re.compile(rf"instance-groups managed create-instance {re.escape(name)}(\s|$)")
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            if creates.search(value) and value not in found:
+                found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+
+    walk(graph.stack_outputs)
+    walk(graph.registered_outputs)
+    return found
+
+
+def stateful_metadata_keys(command: str) -> set[str]:
+    """The per-instance metadata keys a create-instance command sets (`--stateful-metadata
+    key=value,...`): set again when autohealing recreates the VM
+    (cloud.google.com/compute/docs/instance-groups/preserved-state)."""
+    keys: set[str] = set()
+    for match in _STATEFUL_METADATA.finditer(command):
+        keys.update(pair.split("=", 1)[0] for pair in match.group(1).split(",") if "=" in pair)
+    return keys

@@ -80,3 +80,8 @@ def test_d5_an_exempted_reader_is_not_recorded(verdicts):
 
 def test_d5_buckets_without_personal_data_are_not_judged(verdicts):
     assert bucket_verdicts(verdicts, platform(None, personal=False)) == {}
+
+
+def test_g6_the_audit_log_bucket_declares_third_parties_through_its_component(verdicts):
+    found = verdicts("AIS-G6-03", platform({}), **CONFIG)
+    assert found["audit-logs"] == "compliant"

@@ -1,0 +1,42 @@
+"""AIS-G6-03: GCP resources that hold data declare which third-party services see it."""
+
+from aistack.policy import fail, ok, rule
+from aistack.policy.rules.gcp.c4_gcp_residency import STATEFUL
+from aistack.queries.gcp import THIRD_PARTIES_LABEL, labels
+
+#: Resources GCP gives no labels (KMS key rings, log buckets: no `labels` argument in
+#: pulumi-gcp): their component's labels, its own (gcp.AuditLogs) or its other resources',
+#: speak for them.
+_UNLABELLED = {"gcp:kms/keyRing:KeyRing", "gcp:logging/projectBucketConfig:ProjectBucketConfig"}
+
+
+@rule(
+    id="AIS-G6-03",
+    checklist=["G6"],
+    info=f"Stateful GCP resources carry {THIRD_PARTIES_LABEL}: the declared third-party "
+    "services (or 'none').",
+    why="Who else sees the data is a governance decision; recording it on the data makes it "
+    "auditable where the data lives.",
+    fix="List them in governance.thirdPartyServices (an empty list renders as 'none'); "
+    "aistack GCP components label every resource with the governance labels.",
+)
+def check(graph):
+    for resource in graph.resources:
+        if resource.type not in STATEFUL:
+            continue
+        declared = labels(resource).get(THIRD_PARTIES_LABEL)
+        if declared is None and resource.type in _UNLABELLED:
+            component = graph.component_of(resource)
+            siblings = [component, *graph.descendants(component)] if component is not None else []
+            declared = next(
+                (
+                    labels(s)[THIRD_PARTIES_LABEL]
+                    for s in siblings
+                    if THIRD_PARTIES_LABEL in labels(s)
+                ),
+                None,
+            )
+        if declared is None:
+            yield fail(resource, "no declaration of third-party services.")
+        else:
+            yield ok(resource, f"third parties declared: {declared}.")
