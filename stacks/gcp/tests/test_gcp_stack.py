@@ -192,7 +192,7 @@ def test_the_serving_vm_gateway_is_the_rendered_nginx_of_aws_and_passes_real_ngi
     assert result.returncode == 0, result.stderr
 
 
-def test_every_rule_passes_and_every_item_is_kept(graph, aistack_stack):
+def test_every_rule_passes_and_every_checklist_item_is_passing_or_documented(graph, aistack_stack):
     failed = [
         (rule.id, finding.resource_name, finding.message)
         for rule in policy.all_rules()
@@ -200,9 +200,15 @@ def test_every_rule_passes_and_every_item_is_kept(graph, aistack_stack):
         if finding.status == "non-compliant"
     ]
     assert failed == []
-    aistack_stack.check(graph, "C1", "C2", "C3", "C4", "C5", "C6", "D1", "D2", "D3", "D4", "D5")
-    aistack_stack.check(graph, "E1", "T1", "T3", "T5", "T6")
-    aistack_stack.check(graph, "S1", "S3", "S5", "S6", "S7", "G2", "G4")
+    aistack_stack.check(graph)
+    # Not merely nothing failing: every item judged by a rule has a compliant finding, and
+    # the rest are the items no resource setting can prove (E2, E6, T4).
+    states = {item.id: item.state for item in policy.evaluate(graph).items()}
+    documented = {i for i, state in states.items() if state == "documented-only"}
+    assert documented == set(policy.DOCUMENTED_ONLY)
+    assert {i for i, state in states.items() if state != "documented-only"} == {
+        i for i, state in states.items() if state == "passing"
+    }
 
 
 def test_the_outputs_say_how_to_submit_a_run_reach_the_model_and_watch_it(graph):
