@@ -41,8 +41,8 @@ DIGESTS = {
     "kubernetes-eks": "13a2727a8e052e85742463d8afc374f1bd15b7094d87c91630039b1c9c5a300d",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "928d0c64af3e1cee2eaaea8a8a2512c169ff7cbd849c26e698f2acfd68499559",
-    "gcp-training": "b3cf2f9e7576be6449bc473ee490cdd3df82d4440306e03d2f01b80b03703ec3",
-    "gcp": "9f4e4aa4d3bd97e4c79096875f1c55dd9bb0c430c0bad9f74b6ada33699c60d8",
+    "gcp-training": "727d0d57a7d8e52b5c43e72eea5b30fb6d5276621ff41d84cedf6c64fb599724",
+    "gcp": "14424d4d628cda737ee16df1557846e41c7b84ee3289cf65ad5b374423aa6187",
 }
 
 

@@ -102,31 +102,76 @@ def test_a_host_maintenance_stop_is_an_interruption_a_migration_is_not(gcp_node)
     assert "maintenance TERMINATE_ON_HOST_MAINTENANCE" in gcp_node.log("spot-watch")
 
 
-def test_resume_after_preemption_a_fresh_node_pulls_the_flushed_checkpoint(gcp_node, tmp_path):
-    # The preempted VM flushes on the notice ...
-    checkpoints = gcp_node.cache / "checkpoints"
-    checkpoints.mkdir(parents=True)
-    (checkpoints / "step-900.pt").write_text("weights")
-    gcp_node.gce("instance/preempted", "TRUE")
-    gcp_node.run("spot-watch.sh", "--once")
-    # ... and the group's replacement, a new VM with empty local SSDs and the same bucket,
-    # finds that checkpoint where its trainer looks at boot.
-    (tmp_path / "fresh").mkdir()
-    fresh = Node(tmp_path / "fresh", gcp_node.shared_bin)
-    fresh.on_gcp(
+RUNS = "gs://team-checkpoints/runs"
+
+
+def run_vm(root: Path, shared_bin: Path, gcs_root: str, run_id: str | None) -> Node:
+    """A VM of the group booted by bootstrap.sh with the pool's env file, created by the
+    submit command with the stateful metadata aistack-run-id (None: created otherwise)."""
+    root.mkdir()
+    vm = Node(root, shared_bin)
+    env_file = root / "node.env"
+    env_file.write_text(f"AISTACK_CHECKPOINT_URI='{RUNS}'\n")
+    vm.on_gcp(
         AISTACK_INSTANCE_GROUP=GROUP,
-        GCS_ROOT=gcp_node.env["GCS_ROOT"],
+        GCS_ROOT=gcs_root,
+        AISTACK_ENV_FILE=str(env_file),
         AISTACK_SERVICE_MANAGER="systemd",
-        AISTACK_SYSTEMD_DIR=str(fresh.root / "systemd"),
+        AISTACK_SYSTEMD_DIR=str(root / "systemd"),
         AISTACK_MAX_RUNTIME_MINUTES="600",
-        AISTACK_CHECKPOINT_DIR=str(fresh.cache / "checkpoints"),
-        AISTACK_CHECKPOINT_URI=CHECKPOINTS,
+        AISTACK_CHECKPOINT_DIR=str(vm.cache / "checkpoints"),
+        AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS="0",
+        AISTACK_TRAINER_PROCESS_NAME="torchrun",
     )
-    fresh.run("bootstrap.sh")
+    if run_id is not None:
+        vm.gce("instance/attributes/aistack-run-id", run_id)
+    vm.run("bootstrap.sh")
+    return vm
+
+
+def test_resume_after_preemption_the_replacement_pulls_its_run_s_flushed_checkpoint(
+    gcp_node, tmp_path
+):
+    gcs = gcp_node.env["GCS_ROOT"]
+    # The run's VM boots, trains, and flushes on the preemption notice ...
+    first = run_vm(tmp_path / "first", gcp_node.shared_bin, gcs, "run-7")
+    (first.cache / "checkpoints" / "step-900.pt").write_text("weights")
+    first.gce("instance/preempted", "TRUE")
+    first.run("spot-watch.sh", "--once")
+    assert (bucket(first, f"{RUNS}/run-7") / "step-900.pt").read_text() == "weights"
+    # ... and the group's replacement (autohealing keeps the run id), a new VM with empty
+    # local SSDs, finds that checkpoint where its trainer looks at boot.
+    fresh = run_vm(tmp_path / "fresh", gcp_node.shared_bin, gcs, "run-7")
     assert (fresh.cache / "checkpoints" / "step-900.pt").read_text() == "weights"
-    assert ["storage", "rsync", "--recursive", CHECKPOINTS, str(fresh.cache / "checkpoints")] in (
-        fresh.calls("gcloud")
-    )
+    assert [
+        "storage", "rsync", "--recursive", f"{RUNS}/run-7", str(fresh.cache / "checkpoints")
+    ] in fresh.calls("gcloud")  # fmt: skip
+
+
+def test_a_run_restores_only_its_own_checkpoints_and_the_trainer_learns_its_run_id(
+    gcp_node, tmp_path
+):
+    gcs = gcp_node.env["GCS_ROOT"]
+    for run, step in (("run-7", "step-900.pt"), ("run-8", "step-100.pt")):
+        (Path(gcs) / "team-checkpoints" / "runs" / run).mkdir(parents=True)
+        (Path(gcs) / "team-checkpoints" / "runs" / run / step).write_text(run)
+    vm = run_vm(tmp_path / "vm", gcp_node.shared_bin, gcs, "run-8")
+    assert sorted(p.name for p in (vm.cache / "checkpoints").iterdir()) == ["step-100.pt"]
+    # Every later script sources the env file: its last lines name the run's prefix.
+    env = (tmp_path / "vm" / "node.env").read_text()
+    assert env.endswith(f"AISTACK_RUN_ID='run-8'\nAISTACK_CHECKPOINT_URI='{RUNS}/run-8'\n")
+    # A second bootstrap with the same file does not nest the prefix.
+    vm.run("bootstrap.sh")
+    assert f"{RUNS}/run-8/run-8" not in (tmp_path / "vm" / "node.env").read_text()
+
+
+def test_a_vm_without_a_run_id_keeps_its_checkpoints_under_its_own_name(gcp_node, tmp_path):
+    vm = run_vm(tmp_path / "vm", gcp_node.shared_bin, gcp_node.env["GCS_ROOT"], None)
+    (vm.cache / "checkpoints" / "step-1.pt").write_text("w")
+    vm.gce("instance/preempted", "TRUE")
+    vm.run("spot-watch.sh", "--once")
+    assert (bucket(vm, f"{RUNS}/{GCE_NAME}") / "step-1.pt").read_text() == "w"
+    assert f"run {GCE_NAME}: checkpoints under {RUNS}/{GCE_NAME}" in vm.log("bootstrap")
 
 
 # --- ending the node through its managed instance group ------------------------------

@@ -27,7 +27,8 @@
 #                              the CloudWatch agent is missing, e.g. "awscli-2
 #                              amazon-cloudwatch-agent mdadm" on the ECS-optimised AL2023
 #                              AMI, which has none of them                  (default: none)
-#   AISTACK_CHECKPOINT_URI, AISTACK_CHECKPOINT_DIR  GCP: the checkpoints restored at boot
+#   AISTACK_CHECKPOINT_URI, AISTACK_CHECKPOINT_DIR  GCP: the checkpoints restored at boot,
+#                              under <URI>/<run id> (the VM's aistack-run-id metadata)
 #   AISTACK_OPS_AGENT_CONFIG   GCP: where the Ops Agent reads its config
 #                                (default /etc/google-cloud-ops-agent/config.yaml)
 #   AISTACK_CACHE_DIR, AISTACK_STATE_DIR, AISTACK_LOG_DIR, AISTACK_CLOUD and what the
@@ -214,6 +215,36 @@ ensure_host_tools() {
 }
 
 # [gcp]
+# scope_checkpoints_to_run: make AISTACK_CHECKPOINT_URI the run's own prefix,
+# <checkpoints>/<run id>. A run's VM is created by the pool's submit command with the
+# stateful metadata aistack-run-id, which autohealing keeps on the VM it recreates, so the
+# replacement restores and flushes that run's checkpoints and never another run's. A VM
+# without it (created some other way) is its own run, under its name. The result is
+# exported for the guards started here and appended to the env file, whose last line wins
+# in every later script; the startup script rewrites the file at each boot.
+scope_checkpoints_to_run() {
+  local run_id
+  if [[ -z ${AISTACK_CHECKPOINT_URI:-} ]]; then
+    return 0
+  fi
+  if ! run_id=$(gce_metadata_get instance/attributes/aistack-run-id) ||
+    [[ ! $run_id =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; then
+    # Not fatal before the guards start: the host name is the VM's name on Compute Engine.
+    run_id=$(gce_metadata_get instance/name) || run_id=${HOSTNAME%%.*}
+  fi
+  export AISTACK_RUN_ID=$run_id
+  if [[ ${AISTACK_CHECKPOINT_URI%/} != */"$run_id" ]]; then
+    export AISTACK_CHECKPOINT_URI=${AISTACK_CHECKPOINT_URI%/}/$run_id
+  fi
+  if [[ -w $AISTACK_ENV_FILE ]]; then
+    printf "AISTACK_RUN_ID='%s'\nAISTACK_CHECKPOINT_URI='%s'\n" "$AISTACK_RUN_ID" \
+      "$AISTACK_CHECKPOINT_URI" >>"$AISTACK_ENV_FILE"
+  elif [[ -e $AISTACK_ENV_FILE ]]; then
+    log "cannot write $AISTACK_ENV_FILE: the guards keep its checkpoint prefix"
+  fi
+  log "run $AISTACK_RUN_ID: checkpoints under $AISTACK_CHECKPOINT_URI"
+}
+
 # restore_checkpoint: pull the last flushed checkpoint onto the local SSD. The managed
 # instance group replaces a preempted VM with a fresh one whose local SSDs are empty, so
 # the trainer finds its checkpoint where it writes them (AISTACK_CHECKPOINT_DIR). A URI
@@ -256,6 +287,11 @@ main() {
   hold_acquire bootstrap
   trap 'hold_release bootstrap' EXIT
   log "bootstrapping from $AISTACK_HOME"
+  # [gcp]
+  if [[ $AISTACK_CLOUD == gcp ]]; then
+    scope_checkpoints_to_run
+  fi
+  # [/gcp]
   start_guards
   ensure_host_tools
   # [gcp]
