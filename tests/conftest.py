@@ -15,6 +15,10 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 # The session's background jobs (tests/session_jobs.py): started by the process that
 # schedules the tests (the xdist controller, or the only one), as the session starts or,
 # with -k/-m, once the tests are known.
+def pytest_configure(config):
+    session_jobs.configure(config)
+
+
 def pytest_sessionstart(session):
     session_jobs.start_early(session.config)
 

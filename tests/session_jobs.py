@@ -31,12 +31,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class Job:
-    #: "module:function" computing the data (no arguments, JSON-serialisable result).
+    #: "module:function" computing the data (no arguments, JSON-serialisable result), or,
+    #: for a service, "module:function" giving the command that starts it (given its
+    #: spool directory).
     function: str
     #: Node id prefixes of the tests that may need it: no such test collected, no job.
     needed_by: tuple[str, ...]
-    #: The fixtures that wait for it.
+    #: The fixtures that wait for it (none: every test of needed_by may use it).
     fixtures: tuple[str, ...]
+    #: A service: it runs for the whole session, answering requests (tests/checkov_service.py).
+    service: bool = False
 
 
 JOBS = {
@@ -49,6 +53,16 @@ JOBS = {
         "tests.gcp.functions.test_budget_guard_function:run_cases",
         ("tests/gcp/functions/test_budget_guard_function.py",),
         ("outcomes",),
+    ),
+    "checkov-service": Job(
+        "tests.session_jobs:checkov_service_command",
+        (
+            "tests/k8s/test_checkov.py",
+            "tests/k8s/test_image_policy.py",
+            "tests/k8s/test_training_job_template.py",
+        ),
+        (),
+        service=True,
     ),
 }
 
@@ -77,8 +91,13 @@ def start(config: pytest.Config, nodeids: list[str]) -> None:
         if not any(nodeid.startswith(job.needed_by) for nodeid in nodeids):
             continue
         log = open(directory / f"{name}.log", "wb")  # noqa: SIM115 (the child writes it)
+        command = [sys.executable, "-m", "tests.session_jobs", name, str(directory)]
+        if job.service:
+            spool = directory / name
+            spool.mkdir()
+            command = _function(name)(spool)
         started[name] = subprocess.Popen(
-            [sys.executable, "-m", "tests.session_jobs", name, str(directory)],
+            command,
             cwd=ROOT,
             env={**os.environ, _INSIDE_A_JOB: name},
             stdout=log,
@@ -113,17 +132,20 @@ def start_early(config: pytest.Config) -> None:
 
 
 def needs_a_job(item: pytest.Item) -> bool:
-    return any(_needs(item, job) for job in JOBS.values())
+    """Whether the test waits for a job's data (a service is ready within seconds)."""
+    return any(_needs(item, job) for job in JOBS.values() if not job.service)
 
 
 def needed_by_items(items: list[pytest.Item]) -> list[str]:
-    """Node ids of the items that wait for a job, for `start`."""
-    return [item.nodeid for item in items if needs_a_job(item)]
+    """Node ids of the items that use a job, for `start`."""
+    return [item.nodeid for item in items if any(_needs(item, job) for job in JOBS.values())]
 
 
 def _needs(item: pytest.Item, job: Job) -> bool:
     fixtures = getattr(item, "fixturenames", ())
-    return item.nodeid.startswith(job.needed_by) and any(f in fixtures for f in job.fixtures)
+    return item.nodeid.startswith(job.needed_by) and (
+        not job.fixtures or any(f in fixtures for f in job.fixtures)
+    )
 
 
 def stop(config: pytest.Config) -> None:
@@ -139,6 +161,31 @@ def stop(config: pytest.Config) -> None:
 
 _STARTED = pytest.StashKey[dict]()
 _INSIDE_A_JOB = "AISTACK_SESSION_JOB"
+
+
+def service_spool(name: str) -> Path | None:
+    """The running service's spool directory, or None (the session did not start it)."""
+    config = _SESSION.get("config")
+    if config is None:
+        return None
+    directory = shared_directory(config)
+    return directory / name if (directory / f"{name}.pid").exists() else None
+
+
+def checkov_service_command(spool: Path) -> list[str]:
+    from aistack.scan.checkov import _interpreter_of, find_checkov
+
+    interpreter = _interpreter_of(find_checkov()) or sys.executable
+    service = Path(__file__).with_name("checkov_service.py")
+    return [interpreter, "-I", str(service), str(spool), str(os.getpid())]
+
+
+#: This process's session (tests/conftest.py sets it), for service_spool.
+_SESSION: dict[str, pytest.Config] = {}
+
+
+def configure(config: pytest.Config) -> None:
+    _SESSION["config"] = config
 
 
 def result(name: str, config: pytest.Config) -> Any:
