@@ -1,10 +1,35 @@
 """Shared test setup: nothing here may touch a real cloud."""
 
 import os
+import sys
 
 import pytest
 
 from tests import session_jobs
+
+
+def _rewrite_the_asserts_of_test_code_only() -> None:
+    """pytest rewrites the asserts of every module of a distribution with a pytest plugin,
+    not only of the plugin: all of aistack (its plugin is aistack.testing) and all of
+    hypothesis. A rewritten module is parsed and compiled from source in every process
+    (its compiled bytecode unused, and with PYTHONDONTWRITEBYTECODE pytest keeps no copy):
+    about 180 library modules, 3 s of each xdist worker. Their asserts are no test's:
+    only the plugin modules' stay rewritten. (pytest's hook keeps the marked names in
+    `_must_rewrite`; if a pytest release renames it, nothing changes but the speed.)"""
+    for hook in sys.meta_path:
+        marked = getattr(hook, "_must_rewrite", None)
+        if not isinstance(marked, set):
+            continue
+        if "aistack" in marked:
+            marked.discard("aistack")
+            marked.add("aistack.testing")
+        marked.discard("hypothesis")
+        cache = getattr(hook, "_marked_for_rewrite_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+
+_rewrite_the_asserts_of_test_code_only()
 
 # Any AWS SDK call a test forgets to mock must fail rather than reach an account.
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
