@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from tests import session_jobs
+from aistack import engine
+from tests import previews, session_jobs
 
 
 def _rewrite_the_asserts_of_test_code_only() -> None:
@@ -35,6 +36,13 @@ _rewrite_the_asserts_of_test_code_only()
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+
+
+@pytest.fixture
+def example_previews(monkeypatch):
+    """`aistack.engine.run_project` gives each example stack's preview from one run per
+    process, as a copy (tests/previews.py): for the tests that preview one through the CLI."""
+    monkeypatch.setattr(engine, "run_project", previews.run_project)
 
 
 # The session's background jobs (tests/session_jobs.py): started by the process that

@@ -20,7 +20,7 @@ from aistack.scan import Finding, SkipList, run_checkov, scan_many
 from aistack.scan import checkov as checkov_module
 from aistack.scan.checkov import find_checkov
 from aistack.scan.runner import _scan_result
-from tests import session_jobs
+from tests import previews, session_jobs
 from tests.scan import gcp_programs, small_programs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,32 +60,32 @@ ALONE = ("aws-plain", "k8s-namespaces")
 
 @pytest.fixture(scope="session")
 def reference_graph():
-    return engine.run_project(STACKS["reference"], stack="dev")
+    return previews.run_project(STACKS["reference"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def minimal_graph():
-    return engine.run_project(STACKS["minimal-training"], stack="dev")
+    return previews.run_project(STACKS["minimal-training"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def gcp_guardrails_graph():
-    return engine.run_project(STACKS["gcp-guardrails"], stack="dev")
+    return previews.run_project(STACKS["gcp-guardrails"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def kubernetes_graph():
-    return engine.run_project(STACKS["kubernetes"], stack="dev")
+    return previews.run_project(STACKS["kubernetes"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def kubernetes_eks_graph():
-    return engine.run_project(STACKS["kubernetes-eks"], stack="dev")
+    return previews.run_project(STACKS["kubernetes-eks"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def kubernetes_gke_graph():
-    return engine.run_project(STACKS["kubernetes-gke"], stack="dev")
+    return previews.run_project(STACKS["kubernetes-gke"], stack="dev")
 
 
 @pytest.fixture(scope="session")
