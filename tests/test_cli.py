@@ -100,7 +100,7 @@ def test_reference_project_previews(monkeypatch):
     assert "aistack-dev" in result.output
 
 
-def test_readme_diagram_is_the_reference_stacks(monkeypatch):
+def test_readme_diagram_is_the_reference_stacks(monkeypatch, example_previews):
     monkeypatch.chdir(ROOT)
     result = runner.invoke(app, ["preview", ".", "--format", "mermaid"])
     assert result.exit_code == 0, result.output
@@ -108,7 +108,7 @@ def test_readme_diagram_is_the_reference_stacks(monkeypatch):
     assert f"```mermaid\n{result.output}```" in (ROOT / "README.md").read_text()
 
 
-def test_readme_kubernetes_diagram_is_the_kubernetes_stacks(monkeypatch):
+def test_readme_kubernetes_diagram_is_the_kubernetes_stacks(monkeypatch, example_previews):
     monkeypatch.chdir(ROOT)
     result = runner.invoke(app, ["preview", "stacks/kubernetes", "--format", "mermaid"])
     assert result.exit_code == 0, result.output
@@ -117,7 +117,7 @@ def test_readme_kubernetes_diagram_is_the_kubernetes_stacks(monkeypatch):
     assert f"```mermaid\n{result.output}```" in section
 
 
-def test_readme_gcp_diagram_is_the_gcp_stacks(monkeypatch):
+def test_readme_gcp_diagram_is_the_gcp_stacks(monkeypatch, example_previews):
     monkeypatch.chdir(ROOT)
     result = runner.invoke(app, ["preview", "stacks/gcp", "--format", "mermaid"])
     assert result.exit_code == 0, result.output
@@ -126,7 +126,7 @@ def test_readme_gcp_diagram_is_the_gcp_stacks(monkeypatch):
     assert f"```mermaid\n{result.output}```" in section.split("## Kubernetes", 1)[0]
 
 
-def test_reference_preview_json_is_valid_json(monkeypatch):
+def test_reference_preview_json_is_valid_json(monkeypatch, example_previews):
     monkeypatch.chdir(ROOT)
     result = runner.invoke(app, ["preview", ".", "--format", "json"])
     assert result.exit_code == 0, result.output
@@ -147,7 +147,9 @@ def test_preview_marks_advisory_findings_apart_from_failures(tiny_project):
     assert "AIS-C3-01 :" not in result.output
 
 
-def test_preview_shows_components_with_counts_and_details_shows_every_resource(monkeypatch):
+def test_preview_shows_components_with_counts_and_details_shows_every_resource(
+    monkeypatch, example_previews
+):
     from aistack import engine
 
     monkeypatch.chdir(ROOT)
@@ -165,7 +167,7 @@ def test_preview_shows_components_with_counts_and_details_shows_every_resource(m
     assert len(detailed.output.splitlines()) > 3 * len(short.output.splitlines())
 
 
-def test_next_steps_print_whole_values_never_cut(monkeypatch):
+def test_next_steps_print_whole_values_never_cut(monkeypatch, example_previews):
     monkeypatch.chdir(ROOT)
     output = runner.invoke(app, ["preview", "."]).output
     line = next(line for line in output.splitlines() if "submit_training_job:" in line)
@@ -173,7 +175,9 @@ def test_next_steps_print_whole_values_never_cut(monkeypatch):
     assert "…" not in line
 
 
-def test_cost_is_grouped_by_component_and_prints_the_workload_as_written(monkeypatch):
+def test_cost_is_grouped_by_component_and_prints_the_workload_as_written(
+    monkeypatch, example_previews
+):
     monkeypatch.chdir(ROOT)
     output = runner.invoke(app, ["cost", "."]).output
     assert "Workload (aistack:workload)" in output

@@ -7,7 +7,8 @@ aistack: checkov lives in its own environment. Importing checkov takes about 5 s
 two frameworks aistack uses; its JSON report is written to `OUT/<n>.json`, the
 exit code to `OUT/<n>.rc`, its time to `OUT/<n>.seconds`; `checkov <LIST_ARGS>` (comma
 separated, the check list) prints to `OUT/list.txt`. Results equal one
-`checkov -d DIR` per directory (tests/scan/test_checkov_batch.py).
+`checkov -d DIR` per directory (tests/scan/test_checkov_batch.py). `scan` is one such
+scan, which the test suite's checkov service (tests/checkov_service.py) also runs.
 """
 
 import contextlib
@@ -18,44 +19,53 @@ from pathlib import Path
 
 
 def main(list_arguments: str, out: str, directories: list[str]) -> None:
+    for index, directory in enumerate(directories):
+        started = time.monotonic()
+        code, report = scan(
+            [
+                "-d",
+                directory,
+                "--framework",
+                *(Path(directory) / "frameworks").read_text().split(),
+                "--skip-download",
+                "-o",
+                "json",
+            ]
+        )
+        (Path(out) / f"{index}.json").write_text(report)
+        (Path(out) / f"{index}.rc").write_text(str(code))
+        (Path(out) / f"{index}.seconds").write_text(f"{time.monotonic() - started:.3f}")
+
+    listing = io.StringIO()
+    from checkov.main import Checkov
+
+    with contextlib.redirect_stdout(listing), contextlib.suppress(SystemExit):
+        Checkov(argv=list_arguments.split(",")).run()
+    (Path(out) / "list.txt").write_text(listing.getvalue())
+
+
+def scan(argv: list[str]) -> tuple[int, str]:
+    """`checkov ARGV` in this process: its exit code and what it printed."""
     from checkov.kubernetes.runner import Runner as KubernetesRunner
     from checkov.main import Checkov
     from checkov.terraform.plan_runner import Runner as PlanRunner
 
-    for index, directory in enumerate(directories):
-        report = io.StringIO()
-        started = time.monotonic()
-        with contextlib.redirect_stdout(report):
-            try:
-                checkov = Checkov(
-                    argv=[
-                        "-d",
-                        directory,
-                        "--framework",
-                        *(Path(directory) / "frameworks").read_text().split(),
-                        "--skip-download",
-                        "-o",
-                        "json",
-                    ]
-                )
-                # checkov's runners are module-level instances, and these two keep the
-                # definitions and graph of their first run (`if self.definitions is None`
-                # in their run()): each scan needs its own.
-                checkov.runners = [
-                    type(runner)() if isinstance(runner, (PlanRunner, KubernetesRunner)) else runner
-                    for runner in checkov.runners
-                ]
-                code = checkov.run()
-            except SystemExit as exit_:
-                code = exit_.code
-        (Path(out) / f"{index}.json").write_text(report.getvalue())
-        (Path(out) / f"{index}.rc").write_text(str(code if code is not None else 0))
-        (Path(out) / f"{index}.seconds").write_text(f"{time.monotonic() - started:.3f}")
-
-    listing = io.StringIO()
-    with contextlib.redirect_stdout(listing), contextlib.suppress(SystemExit):
-        Checkov(argv=list_arguments.split(",")).run()
-    (Path(out) / "list.txt").write_text(listing.getvalue())
+    report = io.StringIO()
+    with contextlib.redirect_stdout(report):
+        try:
+            checkov = Checkov(argv=argv)
+            # checkov's runners are module-level instances, and these two keep the
+            # definitions and graph of their first run (`if self.definitions is None`
+            # in their run()): each scan needs its own.
+            checkov.runners = [
+                type(runner)() if isinstance(runner, (PlanRunner, KubernetesRunner)) else runner
+                for runner in checkov.runners
+            ]
+            code = checkov.run()
+        except SystemExit as exit_:
+            code = exit_.code
+    # SystemExit's code: None (success), the exit code, or a message (exit code 1).
+    return (0 if code is None else code if isinstance(code, int) else 1), report.getvalue()
 
 
 if __name__ == "__main__":

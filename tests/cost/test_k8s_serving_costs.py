@@ -5,6 +5,7 @@ import pytest
 
 from aistack import engine, k8s
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimate
+from tests import previews
 from tests.k8s.test_inference_service import _args, _team
 
 PRICE = 1.2  # _args' replicaHourlyCostUsd
@@ -43,7 +44,7 @@ def test_a_serving_node_pool_is_priced_once_as_the_replicas_on_it():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    graph = engine.run_project(root / "stacks" / "kubernetes-gke", stack="dev")
+    graph = previews.run_project(root / "stacks" / "kubernetes-gke", stack="dev")
     profile = WorkloadProfile(training_gpu_hours_per_month=400)
     items = {item.resource: item for item in estimate(graph, profile).items}
     assert "l4-serve-pool" not in items  # its nodes are the replicas' line

@@ -10,14 +10,13 @@ policies to pods by labels, ignoring namespaces, which is why bundles are per na
 
 import copy
 import json
-import subprocess
 
 import pytest
 import yaml
 
 from aistack import engine, k8s
 from aistack.queries.k8s import namespace_bundles
-from aistack.scan.checkov import find_checkov
+from tests import checkov_service
 from tests.k8s.conftest import GOVERNANCE, GSA
 
 DIGEST = "sha256:" + "0" * 64
@@ -69,23 +68,11 @@ def _checkov(tmp_path, name, documents):
     directory = tmp_path / name
     directory.mkdir()
     (directory / "bundle.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
-    result = subprocess.run(
-        [
-            find_checkov(),
-            "-d",
-            str(directory),
-            "--framework",
-            "kubernetes",
-            "-o",
-            "json",
-            "--skip-download",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
+    # The session's checkov service, else a checkov process (tests/checkov_service.py).
+    _, stdout = checkov_service.run(
+        ["-d", str(directory), "--framework", "kubernetes", "-o", "json", "--skip-download"]
     )
-    report = json.loads(result.stdout)
+    report = json.loads(stdout)
     report = report[0] if isinstance(report, list) else report
     results = report.get("results", {})
     return (

@@ -1,24 +1,26 @@
 """The example stacks' graphs and their scans, computed once per test session.
 
 checkov takes about 6 s per stack (5 of them its own import), so the scans run once, in
-one checkov process (scan_many), and are shared: under pytest-xdist the first worker
-computes them and the others read its file (the filelock pattern pytest-xdist documents,
-with fcntl instead of filelock).
+one checkov process (scan_many), and are shared: a background job of the session computes
+them while the other tests run (tests/session_jobs.py), and every xdist worker reads its
+file.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from aistack import engine
-from aistack.scan import Finding, scan, scan_many
+from aistack.scan import Finding, SkipList, run_checkov, scan_many
 from aistack.scan import checkov as checkov_module
 from aistack.scan.checkov import find_checkov
+from aistack.scan.runner import _scan_result
+from tests import previews, session_jobs
 from tests.scan import gcp_programs, small_programs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,40 +52,41 @@ PROGRAMS = {
     "gcp-mig": (small_programs.gcp_training_pool, small_programs.GCP_CONFIG),
     "gcp-serving": (small_programs.gcp_inference_tier, small_programs.GCP_CONFIG),
 }
-#: Where the shared data keeps the batch's check list.
+#: Where the shared data keeps the batch's check list, and the one `checkov --list` prints.
 CHECK_LIST = "check list"
+PRINTED_CHECK_LIST = "printed check list"
 #: Scanned once more, each in a checkov process of its own, to prove the batch equal.
 ALONE = ("aws-plain", "k8s-namespaces")
 
 
 @pytest.fixture(scope="session")
 def reference_graph():
-    return engine.run_project(STACKS["reference"], stack="dev")
+    return previews.run_project(STACKS["reference"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def minimal_graph():
-    return engine.run_project(STACKS["minimal-training"], stack="dev")
+    return previews.run_project(STACKS["minimal-training"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def gcp_guardrails_graph():
-    return engine.run_project(STACKS["gcp-guardrails"], stack="dev")
+    return previews.run_project(STACKS["gcp-guardrails"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def kubernetes_graph():
-    return engine.run_project(STACKS["kubernetes"], stack="dev")
+    return previews.run_project(STACKS["kubernetes"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def kubernetes_eks_graph():
-    return engine.run_project(STACKS["kubernetes-eks"], stack="dev")
+    return previews.run_project(STACKS["kubernetes-eks"], stack="dev")
 
 
 @pytest.fixture(scope="session")
 def kubernetes_gke_graph():
-    return engine.run_project(STACKS["kubernetes-gke"], stack="dev")
+    return previews.run_project(STACKS["kubernetes-gke"], stack="dev")
 
 
 @pytest.fixture(scope="session")
@@ -100,19 +103,39 @@ def _record(result) -> dict:
     }
 
 
-def _compute() -> dict:
+def compute_scans() -> dict:
+    """The session job "scans": every example stack and program in one checkov batch, and,
+    beside it (checkov processes of their own, for the tests that compare), the ALONE
+    programs scanned alone and the check list `checkov --list` prints."""
     graphs = {
         name: engine.run_project(directory, stack="dev") for name, directory in STACKS.items()
     }
     for name, (program, config) in PROGRAMS.items():
         graphs[name] = engine.run(program, config=config)
-    scans = scan_many(list(graphs.values()), skips=None)
-    results = {name: _record(result) for name, result in zip(graphs, scans, strict=True)}
-    for name in ALONE:
-        results[f"{name} alone"] = _record(scan(graphs[name], skips=None))
+    executable = find_checkov()
+    with ThreadPoolExecutor(max_workers=len(ALONE) + 1) as pool:
+        printed = pool.submit(
+            subprocess.run,
+            [executable, *checkov_module._LIST_ARGUMENTS],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        alone = {name: pool.submit(run_checkov, graphs[name]) for name in ALONE}
+        scans = scan_many(list(graphs.values()), skips=None)
+        results = {name: _record(result) for name, result in zip(graphs, scans, strict=True)}
+        for name in ALONE:
+            # What scan(graph, skips=None) returns, its checkov process run beside the batch.
+            own = _scan_result(graphs[name], alone[name].result(), SkipList(()))
+            results[f"{name} alone"] = _record(own)
+        listing = printed.result().stdout
     # The check list the batch printed (checkov --list), for every worker: checked_types()
     # and the guideline links then need no checkov process of their own.
-    return {"scans": results, CHECK_LIST: checkov_module._LISTINGS[find_checkov()]}
+    return {
+        "scans": results,
+        CHECK_LIST: checkov_module._LISTINGS[executable],
+        PRINTED_CHECK_LIST: listing,
+    }
 
 
 @dataclass(frozen=True)
@@ -126,22 +149,11 @@ class StackScan:
 
 
 @pytest.fixture(scope="session")
-def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
+def stack_scans(request) -> dict[str, StackScan]:
     """Each example stack's and program's scan summary and every finding (skip list not
     applied), from one checkov batch; `<name> alone` for the ALONE programs' own scans."""
-    if worker_id == "master":
-        data = _compute()
-    else:
-        shared = tmp_path_factory.getbasetemp().parent
-        with open(shared / "aistack-scan.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            cache = shared / "aistack-scan.json"
-            if cache.exists():
-                data = json.loads(cache.read_text())
-            else:
-                data = _compute()
-                cache.write_text(json.dumps(data))
-    # This worker's check list is the batch's (see _compute).
+    data = session_jobs.result("scans", request.config)
+    # This worker's check list is the batch's (see compute_scans).
     checkov_module._LISTINGS.setdefault(find_checkov(), data[CHECK_LIST])
     return {
         name: StackScan(
@@ -152,3 +164,9 @@ def stack_scans(tmp_path_factory, worker_id) -> dict[str, StackScan]:
         )
         for name, item in data["scans"].items()
     }
+
+
+@pytest.fixture(scope="session")
+def printed_check_list(request, stack_scans) -> str:
+    """What `checkov --list` printed, in a process of its own beside the session's batch."""
+    return session_jobs.result("scans", request.config)[PRINTED_CHECK_LIST]

@@ -2,8 +2,6 @@
 process gives. The session's batch (conftest) holds every example stack and program; the
 ALONE programs were also scanned in processes of their own."""
 
-import subprocess
-
 import pytest
 
 from aistack import engine
@@ -33,13 +31,11 @@ def test_each_stack_of_the_batch_was_judged_on_its_own_resources(stack_scans):
     assert len(passed) > len(stack_scans) / 2  # not one stack's count repeated
 
 
-def test_the_batch_s_check_list_is_the_one_checkov_prints(stack_scans):
-    executable = find_checkov()
-    printed = subprocess.run(
-        [executable, *checkov_module._LIST_ARGUMENTS], capture_output=True, text=True, check=False
-    ).stdout
-    # stack_scans put the session batch's list here (tests/scan/conftest.py).
-    assert checkov_module._LISTINGS[executable] == printed
+def test_the_batch_s_check_list_is_the_one_checkov_prints(stack_scans, printed_check_list):
+    # `checkov --list` ran in a process of its own beside the batch (tests/scan/conftest.py);
+    # stack_scans put the session batch's list here.
+    printed = printed_check_list
+    assert checkov_module._LISTINGS[find_checkov()] == printed
     assert "CKV_K8S_43" in printed and "CKV_GCP_29" in printed
 
 

@@ -5,13 +5,14 @@ from pathlib import Path
 import pytest
 
 from aistack import cost, engine, policy
+from tests import previews
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def graph():
-    return engine.run_project(ROOT, stack="dev")
+    return previews.run_project(ROOT, stack="dev")
 
 
 def test_it_composes_the_whole_platform(graph):

@@ -13,14 +13,15 @@ pool: duplicate symbol 'google.rpc.Status'", in either import order.
 from __future__ import annotations
 
 import ast
-import fcntl
-import json
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
+
+from tests import session_jobs
 
 ROOT = Path(__file__).resolve().parents[3]
 CASES = Path(__file__).with_name("budget_guard_cases.py")
@@ -36,21 +37,16 @@ def _case_names() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory, worker_id) -> dict[str, str | None]:
-    """Each case's failure text (None: passed), from one child run per test session: under
-    pytest-xdist the first worker runs it and the others read its file (as tests/scan's
-    conftest shares the checkov scans)."""
-    if worker_id == "master":
-        return _run_cases(tmp_path_factory.mktemp("budget-guard") / "cases.xml")
-    shared = tmp_path_factory.getbasetemp().parent
-    with open(shared / "aistack-budget-cases.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        cache = shared / "aistack-budget-cases.json"
-        if cache.exists():
-            return json.loads(cache.read_text())
-        found = _run_cases(shared / "aistack-budget-cases.xml")
-        cache.write_text(json.dumps(found))
-        return found
+def outcomes(request) -> dict[str, str | None]:
+    """Each case's failure text (None: passed), from one child run per test session, a
+    background job started with the session (tests/session_jobs.py)."""
+    return session_jobs.result("budget-guard-cases", request.config)
+
+
+def run_cases() -> dict[str, str | None]:
+    """The session job "budget-guard-cases"."""
+    with tempfile.TemporaryDirectory(prefix="aistack-budget-cases-") as directory:
+        return _run_cases(Path(directory) / "cases.xml")
 
 
 def _run_cases(report: Path) -> dict[str, str | None]:

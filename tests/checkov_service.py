@@ -1,0 +1,89 @@
+"""checkov as a service of the test session: one checkov process that scans on request.
+
+A checkov process spends about 5 s importing checkov before its first check. The tests
+that run checkov on objects of their own (the Kubernetes namespace bundles of tests/k8s/)
+ask this service instead of starting a process each: it is started with the session
+(tests/session_jobs.py, job "checkov-service"), imports checkov while the suite starts,
+and runs each request as aistack's checkov batch runs a directory
+(aistack/scan/checkov_batch.py `scan`: a fresh Checkov and fresh runners per scan), whose
+results equal a process of its own (tests/scan/test_checkov_batch.py). Requests and
+answers are files in the service's spool directory. Without the service (a test run on
+its own) `run` starts `checkov ARGV` as before.
+
+Run by checkov's interpreter: `python -I checkov_service.py SPOOL PARENT_PID`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+SPOOL = "checkov-service"
+#: The longest a request waits for its answer (a scan takes seconds).
+TIMEOUT_SECONDS = 600
+
+
+def run(argv: list[str], *, timeout: float = 300) -> tuple[int, str]:
+    """`checkov ARGV`'s exit code and standard output, from the session's service if it
+    runs, else from a process of its own."""
+    from aistack.scan.checkov import find_checkov
+    from tests import session_jobs
+
+    spool = session_jobs.service_spool("checkov-service")
+    if spool is None:
+        done = subprocess.run(
+            [find_checkov(), *argv], capture_output=True, text=True, check=False, timeout=timeout
+        )
+        return done.returncode, done.stdout
+    name = uuid.uuid4().hex
+    _write(spool / f"{name}.request", json.dumps({"argv": argv}))
+    answer, stopped = spool / f"{name}.answer", spool / "stopped"
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    while not answer.exists():
+        if stopped.exists() or time.monotonic() > deadline:
+            log = spool.with_suffix(".log")
+            raise RuntimeError(f"the checkov service did not answer:\n{log.read_text()[-4000:]}")
+        time.sleep(0.02)
+    reply = json.loads(answer.read_text())
+    answer.unlink()
+    return reply["code"], reply["stdout"]
+
+
+def _write(path: Path, text: str) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    partial.replace(path)
+
+
+def _serve(spool: Path, parent: int) -> None:
+    import importlib.util
+
+    batch_path = Path(__file__).resolve().parents[1] / "aistack" / "scan" / "checkov_batch.py"
+    spec = importlib.util.spec_from_file_location("checkov_batch", batch_path)
+    assert spec is not None and spec.loader is not None
+    batch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(batch)
+    import checkov.main  # noqa: F401 (the import a scan would otherwise wait for)
+
+    try:
+        while os.getppid() == parent:  # the session ended without stopping us: stop
+            requests = sorted(spool.glob("*.request"))
+            if not requests:
+                time.sleep(0.02)
+                continue
+            for request in requests:
+                argv = json.loads(request.read_text())["argv"]
+                request.unlink()
+                code, stdout = batch.scan(argv)
+                _write(request.with_suffix(".answer"), json.dumps({"code": code, "stdout": stdout}))
+    finally:
+        (spool / "stopped").touch()
+
+
+if __name__ == "__main__":
+    _serve(Path(sys.argv[1]), int(sys.argv[2]))
