@@ -8,9 +8,12 @@ Installed with aistack and loaded by pytest automatically. In a team's test:
         assert graph.of_type("aws:batch/computeEnvironment:ComputeEnvironment")
 
 `aistack_stack.check(graph)` evaluates the checklist rules and fails the test on any
-mandatory violation, listing each with its fix. `aistack_stack.config_error("infra",
-{"infra:maxNodes": 0})` runs a copy of the project with that config changed and returns
-the ConfigError it must raise before registering any resource.
+mandatory violation, listing each with its fix; `aistack_stack.kept(graph, "C5")` fails
+unless the item is passing (a rule found something compliant, none failed) or
+documented-only, so a stack without the resources an item is about does not pass it.
+`aistack_stack.config_error("infra", {"infra:maxNodes": 0})` runs a copy of the project with
+that config changed and returns the ConfigError it must raise before registering any
+resource.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import pytest
 from aistack.engine.graph import StackGraph
 from aistack.errors import ConfigError
 
-__all__ = ["StackRunner", "aistack_stack", "assert_compliant"]
+__all__ = ["StackRunner", "aistack_stack", "assert_compliant", "assert_kept"]
 
 
 def assert_compliant(graph: StackGraph, *checklist_ids: str) -> None:
@@ -44,6 +47,29 @@ def assert_compliant(graph: StackGraph, *checklist_ids: str) -> None:
     if failures:
         lines = [f"{f.rule_id} {f.resource_name}: {f.message} Fix: {f.fix}" for f in failures]
         raise AssertionError("checklist violations:\n" + "\n".join(lines))
+
+
+def assert_kept(graph: StackGraph, *checklist_ids: str) -> None:
+    """Fail unless each of these checklist items (default: all of them) is kept: passing,
+    with a compliant finding and none failing, advisory ones included, or one that no
+    resource can prove (documented-only). Stricter than `assert_compliant`, which also
+    passes an item no resource in the stack concerns."""
+    from aistack import policy
+
+    items = {item.id: item for item in policy.evaluate(graph).items()}
+    unknown = sorted(set(checklist_ids) - set(items))
+    if unknown:
+        raise AssertionError(f"not checklist items: {unknown}")
+    lines = []
+    for item_id in checklist_ids or tuple(items):
+        item = items[item_id]
+        if item.state in ("passing", "documented-only"):
+            continue
+        failed = [f for f in item.findings if f.failed]
+        detail = "; ".join(f"{f.rule_id} {f.resource_name}: {f.message}" for f in failed)
+        lines.append(f"{item_id} {item.title}: {item.state}" + (f" ({detail})" if detail else ""))
+    if lines:
+        raise AssertionError("checklist items not kept:\n" + "\n".join(lines))
 
 
 class StackRunner:
@@ -67,6 +93,7 @@ class StackRunner:
         return engine.run_project(path, stack=stack)
 
     check = staticmethod(assert_compliant)
+    kept = staticmethod(assert_kept)
 
     def config_error(
         self, path: str | Path, config: Mapping[str, Any], stack: str = "dev"

@@ -37,6 +37,26 @@ def test_check_fails_listing_the_violation_and_fix(aistack_stack):
     assert "Fix:" in str(caught.value)
 
 
+def test_kept_passes_items_the_stack_keeps_and_documented_ones(aistack_stack):
+    graph = aistack_stack.run(team_program, config={"aws:region": "us-east-1"})
+    aistack_stack.kept(graph, "D1", "C4", "E2")
+
+
+def test_kept_fails_an_item_nothing_in_the_stack_keeps_where_check_passes(aistack_stack):
+    graph = aistack_stack.run(team_program, config={"aws:region": "us-east-1"})
+    aistack_stack.check(graph, "C5")  # nothing violates idle shutdown: no instance at all
+    with pytest.raises(AssertionError, match="C5 .*: not-applicable"):
+        aistack_stack.kept(graph, "C5")
+
+
+def test_kept_fails_a_violated_item_naming_the_rule(aistack_stack):
+    graph = aistack_stack.run(lambda: aws.s3.Bucket("loose"))
+    with pytest.raises(AssertionError, match=r"D1 .*: failing \(AIS-D1-01 loose"):
+        aistack_stack.kept(graph, "D1")
+    with pytest.raises(AssertionError, match="not checklist items"):
+        aistack_stack.kept(graph, "Z9")
+
+
 def _project(tmp_path, program: str):
     (tmp_path / "Pulumi.yaml").write_text("name: team\nruntime: python\n")
     (tmp_path / "Pulumi.dev.yaml").write_text(

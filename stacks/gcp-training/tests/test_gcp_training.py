@@ -70,8 +70,8 @@ def test_every_rule_passes_and_the_training_items_are_kept(graph, aistack_stack)
         if finding.status == "non-compliant"
     ]
     assert failed == []
-    aistack_stack.check(graph, "C1", "C2", "C3", "C4", "C5", "C6", "D1", "D2", "D3", "D4")
-    aistack_stack.check(graph, "T1", "T3", "T5", "T6", "S1")
+    aistack_stack.kept(graph, "C1", "C2", "C3", "C4", "C5", "C6", "D1", "D2", "D3", "D4")
+    aistack_stack.kept(graph, "T1", "T3", "T5", "T6", "S1")
 
 
 def test_the_outputs_say_how_to_submit_a_run_and_open_the_notebook(graph):

@@ -136,7 +136,7 @@ def test_outputs_say_what_to_do_next(graph):
 
 
 def test_every_checklist_item_it_touches_passes(graph, aistack_stack):
-    aistack_stack.check(
+    aistack_stack.kept(
         graph, "C3", "C4", "C5", "C6", "D3", "D4", "E1", "E3", "E4", "E5", "T1", "T2", "T3",
         "T5", "S1", "G6",
     )  # fmt: skip

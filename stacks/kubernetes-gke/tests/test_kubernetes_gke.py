@@ -160,8 +160,8 @@ def test_every_rule_passes(graph):
 
 
 def test_the_checklist_items_of_both_halves_pass(graph, aistack_stack):
-    aistack_stack.check(graph, "C1", "C2", "C3", "C5", "C6", "S1", "T1", "T2", "T3", "T5")
-    aistack_stack.check(graph, "D3", "D4", "E1", "E3", "E4", "E5")
+    aistack_stack.kept(graph, "C1", "C2", "C3", "C5", "C6", "S1", "T1", "T2", "T3", "T5")
+    aistack_stack.kept(graph, "D3", "D4", "E1", "E3", "E4", "E5")
 
 
 def test_the_model_is_served_on_its_own_on_demand_pool_and_reads_only_the_models_bucket(graph):
