@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aistack.config import ALLOWED_REGIONS_TAG, gcp_label
 from aistack.engine.graph import Resource, StackGraph
@@ -14,6 +15,7 @@ GCS_BUCKET = "gcp:storage/bucket:Bucket"
 ALLOWED_REGIONS_LABEL = gcp_label(ALLOWED_REGIONS_TAG, is_key=True)
 
 _LOCATION_IN_ID = re.compile(r"/locations/([^/]+)/")
+T = TypeVar("T")
 
 
 def labels(resource: Resource) -> dict[str, str]:
@@ -58,21 +60,29 @@ def location_of(resource: Resource) -> str | None:
     return None
 
 
-def declared_allowed_regions(graph: StackGraph, resource: Resource) -> list[str] | None:
-    """The allowed regions a resource declares, or (for resources GCP cannot label, such
-    as KMS key rings and log buckets) those its enclosing component declares, itself or
-    through its other resources."""
-    own = allowed_regions(resource)
+def declared_by_component(
+    graph: StackGraph, resource: Resource, read: Callable[[Resource], T | None]
+) -> T | None:
+    """`read(resource)`, or, for a resource that carries no labels at all (GCP gives KMS key
+    rings and log buckets none), what its enclosing component declares: itself
+    (gcp.AuditLogs carries the governance labels) or one of its other resources."""
+    own = read(resource)
     if own is not None or "labels" in resource.inputs or labels(resource):
         return own
     component = graph.component_of(resource)
     if component is None:
         return None
-    for sibling in [component, *graph.descendants(component)]:
-        found = allowed_regions(sibling)
+    for declaring in [component, *graph.descendants(component)]:
+        found = read(declaring)
         if found is not None:
             return found
     return None
+
+
+def declared_allowed_regions(graph: StackGraph, resource: Resource) -> list[str] | None:
+    """The allowed regions a resource declares, itself or (unlabelled) through its
+    component."""
+    return declared_by_component(graph, resource, allowed_regions)
 
 
 # ---- GPU capacity and quota preferences (checklist C1) -----------------------------------
@@ -752,7 +762,8 @@ BUCKET_OBJECT = "gcp:storage/bucketObject:BucketObject"
 #: Where gcp.DatasetBucket writes what a label cannot hold (source URL, licence, legal basis).
 DATASET_MANIFEST = ".aistack/manifest.json"
 THIRD_PARTIES_LABEL = gcp_label("aistack:third-party-services", is_key=True)
-_FILES_BLOCK = re.compile(r"<<'AISTACK_FILES'[^\n]*\n(.*?)AISTACK_FILES\n", re.S)
+#: gcp.DatasetBucket's `true` / `false`: whether the dataset holds personal data (D5).
+PERSONAL_DATA_LABEL = gcp_label("aistack:personal-data", is_key=True)
 _STATEFUL_METADATA = re.compile(r"--stateful-metadata[= ]\"?([^\"\s]+)")
 
 
@@ -787,25 +798,20 @@ def dataset_manifest(graph: StackGraph, bucket: Resource) -> dict[str, Any] | No
 
 
 def startup_files(template: Resource) -> dict[str, str]:
-    """The files an aistack startup script unpacks (its `AISTACK_FILES` block: a base64
-    gzip'd tar, as gcp.InferenceTier renders it), by name; {} for any other script."""
-    import base64
+    """The files an aistack startup script unpacks (its `AISTACK_FILES` block, as the
+    serving nodes of both clouds pack it), by name; {} for any other script."""
     import binascii
-    import io
     import tarfile
 
-    match = _FILES_BLOCK.search(startup_script(template))
-    if not match:
+    # The packer's own reader: gcp.InferenceTier renders its scripts with the AWS module.
+    from aistack.aws._inference_node import unpack_user_data
+
+    script = startup_script(template)
+    if "<<'AISTACK_FILES'" not in script:
         return {}
     try:
-        raw = base64.b64decode(match.group(1))
-        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:gz") as tar:
-            return {
-                member.name: tar.extractfile(member).read().decode("utf-8")  # type: ignore[union-attr]
-                for member in tar.getmembers()
-                if member.isfile()
-            }
-    except (binascii.Error, tarfile.TarError, OSError, UnicodeDecodeError):
+        return unpack_user_data(script)
+    except (binascii.Error, tarfile.TarError, OSError, UnicodeDecodeError, IndexError):
         return {}
 
 

@@ -4,12 +4,11 @@ from aistack.policy import fail, ok, rule
 from aistack.queries.gcp import (
     DATASET_MANIFEST,
     GCS_BUCKET,
+    PERSONAL_DATA_LABEL,
     dataset_manifest,
     is_dataset_bucket,
     labels,
 )
-
-PERSONAL_DATA_LABEL = "aistack-personal-data"
 
 
 @rule(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from aistack.policy import fail, ok, rule
 from aistack.queries import as_list
-from aistack.queries.gcp import GCS_BUCKET, labels
+from aistack.queries.gcp import GCS_BUCKET, PERSONAL_DATA_LABEL, labels
 
 AUDIT_CONFIG = "gcp:projects/iAMAuditConfig:IAMAuditConfig"
 _COVERING_SERVICES = ("storage.googleapis.com", "allServices")
@@ -43,7 +43,7 @@ def _records_storage_reads(config) -> bool:
 def check(graph):
     covered = any(_records_storage_reads(c) for c in graph.of_type(AUDIT_CONFIG))
     for bucket in graph.of_type(GCS_BUCKET):
-        if labels(bucket).get("aistack-personal-data") != "true":
+        if labels(bucket).get(PERSONAL_DATA_LABEL) != "true":
             continue
         if covered:
             yield ok(bucket, "object reads recorded by Data Access audit logs.")

@@ -2,12 +2,7 @@
 
 from aistack.policy import fail, ok, rule
 from aistack.policy.rules.gcp.c4_gcp_residency import STATEFUL
-from aistack.queries.gcp import THIRD_PARTIES_LABEL, labels
-
-#: Resources GCP gives no labels (KMS key rings, log buckets: no `labels` argument in
-#: pulumi-gcp): their component's labels, its own (gcp.AuditLogs) or its other resources',
-#: speak for them.
-_UNLABELLED = {"gcp:kms/keyRing:KeyRing", "gcp:logging/projectBucketConfig:ProjectBucketConfig"}
+from aistack.queries.gcp import THIRD_PARTIES_LABEL, declared_by_component, labels
 
 
 @rule(
@@ -24,18 +19,10 @@ def check(graph):
     for resource in graph.resources:
         if resource.type not in STATEFUL:
             continue
-        declared = labels(resource).get(THIRD_PARTIES_LABEL)
-        if declared is None and resource.type in _UNLABELLED:
-            component = graph.component_of(resource)
-            siblings = [component, *graph.descendants(component)] if component is not None else []
-            declared = next(
-                (
-                    labels(s)[THIRD_PARTIES_LABEL]
-                    for s in siblings
-                    if THIRD_PARTIES_LABEL in labels(s)
-                ),
-                None,
-            )
+        # Key rings and log buckets take no labels: their component declares for them.
+        declared = declared_by_component(
+            graph, resource, lambda r: labels(r).get(THIRD_PARTIES_LABEL)
+        )
         if declared is None:
             yield fail(resource, "no declaration of third-party services.")
         else:
