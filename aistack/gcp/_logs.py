@@ -10,7 +10,8 @@ from collections.abc import Sequence
 import pulumi
 import pulumi_gcp as gcp
 
-from aistack.gcp._base import child_opts
+from aistack.config import Governance
+from aistack.gcp._base import child_opts, stateful_opts
 
 __all__ = ["regional_log_bucket"]
 
@@ -27,10 +28,12 @@ def regional_log_bucket(
     what: str,
     contents: str,
     depends_on: Sequence[pulumi.Resource] = (),
+    records_of: Governance | None = None,
 ) -> tuple[gcp.logging.ProjectBucketConfig, gcp.logging.ProjectSink]:
     """`<name>-logs` in `region` kept `retention_days`, and `<name>-log-sink` routing the
     logs `log_filter` matches into it; `what` names the owner and `contents` the logs in the
-    descriptions."""
+    descriptions. With `records_of` the logs are records to keep (audit logs): the bucket
+    outlives `pulumi destroy` and is protected in prod, as data is."""
     bucket_id = bucket_id[:100]  # Logging's limit on bucket ids
     bucket = gcp.logging.ProjectBucketConfig(
         f"{name}-logs",
@@ -39,7 +42,11 @@ def regional_log_bucket(
         location=region,
         retention_days=retention_days,
         description=f"aistack {what}: {contents}",
-        opts=child_opts(owner, depends_on=list(depends_on)),
+        opts=(
+            child_opts(owner, depends_on=list(depends_on))
+            if records_of is None
+            else stateful_opts(owner, records_of, allow_destroy=False, depends_on=list(depends_on))
+        ),
     )
     sink = gcp.logging.ProjectSink(
         f"{name}-log-sink",

@@ -117,9 +117,9 @@ class AuditLogs(pulumi.ComponentResource):
             problems.items.extend(services.missing(*APIS, where=name))
             problems.raise_if_any()
 
-        args = AuditLogsArgs.validate_with(args, checks, where=name, wiring={"services": services})[
-            0
-        ]
+        args, _ = AuditLogsArgs.validate_with(
+            args, checks, where=name, wiring={"services": services}
+        )
         assert services is not None
         # Nothing here takes labels (audit configs, log buckets and sinks have none): the
         # component itself carries the governance labels, residency (C4) among them.
@@ -149,7 +149,8 @@ class AuditLogs(pulumi.ComponentResource):
             for service in args.data_access_services
         }
         # Every audit log type (activity, data_access, system_event, policy) is written under
-        # logs/cloudaudit.googleapis.com%2F<type>: `:` matches the prefix of logName.
+        # logs/cloudaudit.googleapis.com%2F<type>; `:` is the query language's "has"
+        # (substring) operator. The bucket holds records to keep: it outlives destroy.
         self.log_bucket, self.log_sink = regional_log_bucket(
             self,
             name,
@@ -161,6 +162,7 @@ class AuditLogs(pulumi.ComponentResource):
             what=f"audit logs {name}",
             contents="every Cloud Audit Logs entry of the project",
             depends_on=apis,
+            records_of=args.governance,
         )
         self.register_outputs(
             {

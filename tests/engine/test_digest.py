@@ -36,13 +36,13 @@ DIGESTS = {
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
-    "gcp-guardrails": "2851f73fb0e7999cf44c121dcc78d969bd8f680e13d61d85738c02d33c03c5a8",
+    "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
     "kubernetes": "d5a1769d9811d6dca8943725f7ed84a54af71c1fe00e5a737f6b2337e9bb6169",
     "kubernetes-eks": "13a2727a8e052e85742463d8afc374f1bd15b7094d87c91630039b1c9c5a300d",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "928d0c64af3e1cee2eaaea8a8a2512c169ff7cbd849c26e698f2acfd68499559",
     "gcp-training": "727d0d57a7d8e52b5c43e72eea5b30fb6d5276621ff41d84cedf6c64fb599724",
-    "gcp": "14424d4d628cda737ee16df1557846e41c7b84ee3289cf65ad5b374423aa6187",
+    "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }
 
 

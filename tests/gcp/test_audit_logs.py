@@ -44,6 +44,15 @@ def test_every_audit_log_is_kept_in_the_region_for_the_retention(run, governance
     assert sink["destination"].endswith("/locations/europe-west4/buckets/audit-audit")
 
 
+def test_the_audit_log_bucket_outlives_destroy_and_is_protected_in_prod(run, governance):
+    bucket = run(stack(governance)).named("audit-logs")
+    assert bucket.retain_on_delete and not bucket.protect
+    prod = run(stack({**governance, "environment": "prod"})).named("audit-logs")
+    assert prod.retain_on_delete and prod.protect
+    # The sink holds nothing: it may go with the stack.
+    assert not run(stack(governance)).named("audit-log-sink").retain_on_delete
+
+
 def test_all_services_is_one_config_as_cis_asks(run, governance):
     graph = run(stack(governance, dataAccessServices=["allServices"]))
     assert [c.inputs["service"] for c in graph.of_type(AUDIT_CONFIG)] == ["allServices"]
