@@ -61,10 +61,14 @@ training = config.require_object("training")
 inference = config.require_object("inference")
 live = config.require("liveVersion")
 served = [v for v in inference.get("versions") or [] if isinstance(v, dict)]
-# The live version takes all the traffic; the others stay deployed at weight 0 (S6).
+# The live version takes all the traffic; the others stay deployed at weight 0 (S6). A
+# version that is not a mapping goes to the tier's validation as written, which names it.
 inference = {
     **inference,
-    "versions": [{**v, "weight": 100 if str(v.get("version")) == live else 0} for v in served],
+    "versions": [
+        {**v, "weight": 100 if str(v.get("version")) == live else 0} if isinstance(v, dict) else v
+        for v in inference.get("versions") or []
+    ],
 }
 
 # Every block validated before the first resource: one ConfigError naming every problem,
