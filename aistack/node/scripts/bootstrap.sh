@@ -217,11 +217,13 @@ ensure_host_tools() {
 # [gcp]
 # scope_checkpoints_to_run: make AISTACK_CHECKPOINT_URI the run's own prefix,
 # <checkpoints>/<run id>. A run's VM is created by the pool's submit command with the
-# stateful metadata aistack-run-id, which autohealing keeps on the VM it recreates, so the
-# replacement restores and flushes that run's checkpoints and never another run's. A VM
-# without it (created some other way) is its own run, under its name. The result is
-# exported for the guards started here and appended to the env file, whose last line wins
-# in every later script; the startup script rewrites the file at each boot.
+# stateful metadata aistack-run-id (custom metadata, read at instance/attributes/<key>:
+# cloud.google.com/compute/docs/metadata/querying-metadata), which autohealing keeps on the
+# VM it recreates (.../instance-groups/preserved-state), so the replacement restores and
+# flushes that run's checkpoints and never another run's. A VM without it (created some
+# other way) is its own run, under its name. The result is exported for the guards started
+# here and appended to the env file, whose last line wins in every later script; the
+# startup script rewrites the file at each boot.
 scope_checkpoints_to_run() {
   local run_id
   if [[ -z ${AISTACK_CHECKPOINT_URI:-} ]]; then
