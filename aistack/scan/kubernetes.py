@@ -23,6 +23,7 @@ would otherwise ignore. The manifests themselves are not changed.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,7 @@ def _builtin_errors(document: dict[str, Any], version: str) -> list[str]:
             "kubernetes-validate is not installed. Fix: `make env` in the aistack repository, "
             "or `pip install kubernetes-validate`."
         ) from error
+    _read_schemas_once(kubernetes_validate.utils)
     try:
         kubernetes_validate.validate(document, version, strict=True)
     except kubernetes_validate.ValidationError as error:
@@ -174,6 +176,18 @@ def _builtin_errors(document: dict[str, Any], version: str) -> list[str]:
     return []
 
 
+def _read_schemas_once(utils: Any) -> None:
+    """kubernetes-validate reads and parses the kind's schema and the version's whole
+    `_definitions.json` (1.8 MB for 1.37) on every `validate` call, most of a call's time:
+    a stack of 20 objects checked for two versions parsed it 40 times. The schema files are
+    the package's own data, unchanged while the process runs, and the validator only reads
+    what it is given, so each file is parsed once per process."""
+    if not getattr(utils.schema_contents, "aistack_read_once", False):
+        read_once = functools.cache(utils.schema_contents)
+        read_once.aistack_read_once = True  # type: ignore[attr-defined]
+        utils.schema_contents = read_once
+
+
 def write_for_checkov(documents: list[KubernetesDocument], directory: Path) -> dict[str, str]:
     """Each built-in object as its own YAML file in `directory`, namespace-scoped for
     checkov (see the module docstring). Returns checkov's `file_path` -> logical name."""
@@ -182,7 +196,9 @@ def write_for_checkov(documents: list[KubernetesDocument], directory: Path) -> d
     names: dict[str, str] = {}
     for index, item in enumerate(d for d in documents if d.builtin):
         file_name = f"k8s-{index:04d}.yaml"
-        (directory / file_name).write_text(yaml.safe_dump(scoped_for_checkov(item.document)))
+        # libyaml's emitter: the same YAML as safe_dump's, in a tenth of the time.
+        text = yaml.dump(scoped_for_checkov(item.document), Dumper=yaml.CSafeDumper)
+        (directory / file_name).write_text(text)
         names[f"/{file_name}"] = item.resource
     return names
 

@@ -467,6 +467,8 @@ class _References:
     def __init__(self, emitted: dict[str, PlanResource]) -> None:
         self.emitted = emitted
         self.by_value: dict[str, list[tuple[PlanResource, str]]] = {}
+        #: URN -> every text among the resource's inputs, collected on first use.
+        self.input_texts: dict[str, frozenset[str]] = {}
         for planned in emitted.values():
             resource = planned.resource
             for attribute, key, _ in REFERENCE_ATTRIBUTES[_provider(planned)]:
@@ -506,7 +508,7 @@ class _References:
         candidates = narrowed or candidates
         # S3 bucket settings take the bucket's name as their id; the bucket is the one
         # whose id is not copied from its own input.
-        origin = [c for c in candidates if not _inputs_mention(c[0].resource, value)]
+        origin = [c for c in candidates if value not in self._input_texts(c[0].resource)]
         candidates = origin or candidates
         if not candidates:
             return None
@@ -520,22 +522,28 @@ class _References:
         candidates.sort(key=lambda c: (c[1] != ("arn" if wants_arn else "id"), c[0].address))
         return candidates[0]
 
+    def _input_texts(self, resource: Resource) -> frozenset[str]:
+        """Every text among the resource's inputs, at any depth: asked of the same
+        candidate for each value that may refer to it, so collected once."""
+        texts = self.input_texts.get(resource.urn)
+        if texts is None:
+            texts = self.input_texts[resource.urn] = frozenset(_texts(resource.inputs))
+        return texts
+
 
 def _is_google(resource: Resource) -> bool:
     return resource.type.startswith("gcp:")
 
 
-def _inputs_mention(resource: Resource, value: str) -> bool:
-    def walk(item: Any) -> bool:
-        if isinstance(item, str):
-            return item == value
-        if isinstance(item, dict):
-            return any(walk(v) for v in item.values())
-        if isinstance(item, list):
-            return any(walk(v) for v in item)
-        return False
-
-    return walk(resource.inputs)
+def _texts(item: Any) -> collections.abc.Iterator[str]:
+    if isinstance(item, str):
+        yield item
+    elif isinstance(item, dict):
+        for value in item.values():
+            yield from _texts(value)
+    elif isinstance(item, list):
+        for value in item:
+            yield from _texts(value)
 
 
 # ---------------------------------------------------------------------------------------

@@ -48,11 +48,16 @@ spec:
 @pytest.fixture
 def widget_schemas(tmp_path, monkeypatch):
     (tmp_path / "example-v1").mkdir()
-    (tmp_path / "example-v1" / "widgets.yaml").write_text(CRD)
+    (tmp_path / "example-v1" / "example.com_widgets.yaml").write_text(CRD)
     monkeypatch.setattr(crd_schemas, "CRD_DIRECTORY", tmp_path)
-    crd_schemas.crd_schemas.cache_clear()
+    _clear_caches()
     yield
+    _clear_caches()
+
+
+def _clear_caches():
     crd_schemas.crd_schemas.cache_clear()
+    crd_schemas._group_schemas.cache_clear()
 
 
 def _widget(spec):
@@ -67,7 +72,7 @@ def _widget(spec):
 def test_only_served_versions_are_kept_with_their_source(widget_schemas):
     found = crd_schemas.crd_schemas()
     assert set(found) == {("example.com/v1", "Widget")}
-    assert found["example.com/v1", "Widget"].source == "example-v1/widgets.yaml"
+    assert found["example.com/v1", "Widget"].source == "example-v1/example.com_widgets.yaml"
 
 
 def test_a_valid_object_has_no_errors(widget_schemas):
@@ -118,3 +123,24 @@ def test_every_kept_crd_directory_names_its_source():
     }
     directories = {p.name for p in crd_schemas.CRD_DIRECTORY.iterdir() if p.is_dir()}
     assert rows == directories
+
+
+def test_every_kept_file_is_named_for_the_group_of_its_crds():
+    # schema_for reads only the files of the object's API group: `<group>_<plural>.yaml`,
+    # controller-gen's naming, which every kept upstream file follows.
+    files = sorted(crd_schemas.CRD_DIRECTORY.rglob("*.yaml"))
+    assert files
+    for path in files:
+        groups = {
+            key[0].rpartition("/")[0]
+            for key, found in crd_schemas.crd_schemas().items()
+            if found.source == str(path.relative_to(crd_schemas.CRD_DIRECTORY))
+        }
+        assert groups == {path.name.split("_", 1)[0]}, path
+
+
+def test_a_lookup_reads_only_its_groups_files():
+    crd_schemas._group_schemas.cache_clear()
+    found = crd_schemas.schema_for("kueue.x-k8s.io/v1beta2", "ClusterQueue")
+    assert found is not None and found.source.startswith("kueue-")
+    assert crd_schemas._group_schemas.cache_info().currsize == 1

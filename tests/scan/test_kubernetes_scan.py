@@ -124,3 +124,24 @@ def test_a_misspelt_field_in_a_kept_template_is_a_schema_finding():
         "maxRestart" in t
         for t in by_where["CRD_SCHEMA", "templates:jobset.yaml", "JobSet team/dist-"]
     )
+
+
+def test_kubernetes_schemas_are_parsed_once_per_process_with_the_same_verdicts(monkeypatch):
+    import kubernetes_validate
+
+    from aistack.scan import kubernetes as scan_kubernetes
+
+    wrong = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "dataa": {}}
+    right = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {}}
+    first = scan_kubernetes._builtin_errors(wrong, "1.37")
+    assert len(first) == 1 and "dataa" in first[0]
+    read_once = kubernetes_validate.utils.schema_contents
+    misses = read_once.cache_info().misses
+    assert scan_kubernetes._builtin_errors(wrong, "1.37") == first
+    assert scan_kubernetes._builtin_errors(right, "1.37") == []
+    assert read_once.cache_info().misses == misses  # no file read a second time
+    # The library reading its files itself, as it does without aistack, agrees.
+    monkeypatch.setattr(kubernetes_validate.utils, "schema_contents", read_once.__wrapped__)
+    with pytest.raises(kubernetes_validate.ValidationError, match="dataa"):
+        kubernetes_validate.validate(wrong, "1.37", strict=True)
+    kubernetes_validate.validate(right, "1.37", strict=True)
