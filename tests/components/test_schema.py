@@ -197,3 +197,27 @@ def test_importing_the_host_starts_no_server():
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_host_serves_the_checked_in_schema_and_leaves_parsing_as_it_was(monkeypatch):
+    # `python components/` as Pulumi runs it, with the gRPC server replaced by a recorder:
+    # the provider it would serve has the schema `make schema` wrote, and the analyzer's
+    # parse cache is gone before serving starts.
+    import ast
+    import runpy
+
+    import pulumi.provider
+
+    served = []
+    parse = ast.parse
+
+    def record(provider, args):
+        served.append(provider)
+        assert ast.parse is parse, "ast.parse still patched while the server runs"
+
+    monkeypatch.setattr(pulumi.provider, "main", record)
+    monkeypatch.setattr(sys, "argv", ["components", "127.0.0.1:0"])
+    runpy.run_path(str(COMPONENTS_DIR / "__main__.py"), run_name="__main__")
+    assert len(served) == 1
+    schema = json.loads(served[0].schema)
+    assert json.dumps(schema, indent=2, sort_keys=True) + "\n" == codegen.SCHEMA_FILE.read_text()
