@@ -7,6 +7,7 @@ import json
 import pytest
 
 from aistack import aws as aistack_aws
+from aistack import engine
 from aistack.aws.budget_guard import KILL_SWITCH_HANDLER
 from aistack.aws.lambdas.budget_guard import (
     DISCOVERY_ACTIONS,
@@ -15,6 +16,9 @@ from aistack.aws.lambdas.budget_guard import (
     REQUIRED_ACTIONS,
 )
 from aistack.errors import ConfigError
+from tests.shared_graphs import shared
+
+from .conftest import GOVERNANCE
 
 # engine.run's project and stack: the stack tag every resource carries.
 STACK = "aistack-dev"
@@ -37,6 +41,31 @@ def _guard(run, governance, **overrides):
     return run(lambda: aistack_aws.BudgetGuard("guard", _args(governance, **overrides)))
 
 
+def _shared_guard(**overrides):
+    # `_guard(run, governance, ...)` for a module-scoped fixture (`run` and `governance` are
+    # per test).
+    return shared(
+        engine.run(
+            lambda: aistack_aws.BudgetGuard("guard", _args(dict(GOVERNANCE), **overrides)),
+            config={"aws:region": "us-east-1"},
+        )
+    )
+
+
+@pytest.fixture(scope="module")
+def default_guard():
+    """The default guard, built once for the tests that only read it."""
+    with _shared_guard() as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def kill_switch_guard():
+    """The guard with its kill switch, built once for the tests that only read it."""
+    with _shared_guard(killSwitch=True) as graph:
+        yield graph
+
+
 def _one(graph, token):
     found = graph.of_type(token)
     assert len(found) == 1, f"expected one {token}, found {len(found)}"
@@ -51,8 +80,8 @@ def _statements(resource):
     return {s["Sid"]: s for s in json.loads(resource.inputs["policy"])["Statement"]}
 
 
-def test_monthly_budget_alerts_on_actual_50_80_100_and_forecast_100(run, governance):
-    graph = _guard(run, governance)
+def test_monthly_budget_alerts_on_actual_50_80_100_and_forecast_100(default_guard):
+    graph = default_guard
     monthly = graph.named("guard-monthly")
     topic_arn = graph.named("guard-alerts").outputs["arn"]
     assert monthly.inputs["budgetType"] == "COST"
@@ -75,8 +104,10 @@ def test_monthly_budget_alerts_on_actual_50_80_100_and_forecast_100(run, governa
         ]
 
 
-def test_daily_budget_defaults_to_a_thirtieth_rounded_up_and_alerts_at_100(run, governance):
-    graph = _guard(run, governance)
+def test_daily_budget_defaults_to_a_thirtieth_rounded_up_and_alerts_at_100(
+    run, governance, default_guard
+):
+    graph = default_guard
     daily = graph.named("guard-daily")
     assert daily.inputs["budgetType"] == "COST"
     assert daily.inputs["timeUnit"] == "DAILY"
@@ -87,8 +118,8 @@ def test_daily_budget_defaults_to_a_thirtieth_rounded_up_and_alerts_at_100(run, 
     assert set(_notifications(explicit.named("guard-daily"))) == {("ACTUAL", 90)}
 
 
-def test_both_budgets_are_scoped_to_the_stack_by_its_cost_allocation_tag(run, governance):
-    graph = _guard(run, governance)
+def test_both_budgets_are_scoped_to_the_stack_by_its_cost_allocation_tag(default_guard):
+    graph = default_guard
     for budget in graph.of_type(BUDGET):
         assert budget.inputs["costFilters"] == [
             {"name": "TagKeyValue", "values": [f"user:aistack:stack${STACK}"]}
@@ -110,8 +141,10 @@ def test_custom_thresholds_are_used_sorted(run, governance):
     }
 
 
-def test_the_stack_tag_is_activated_for_cost_allocation_and_survives_destroy(run, governance):
-    graph = _guard(run, governance)
+def test_the_stack_tag_is_activated_for_cost_allocation_and_survives_destroy(
+    run, governance, default_guard
+):
+    graph = default_guard
     tag = _one(graph, "aws:costexplorer/costAllocationTag:CostAllocationTag")
     assert tag.inputs == {"tagKey": "aistack:stack", "status": "Active"}
     # Account-wide: destroying one stack must not switch off other stacks' budgets.
@@ -164,8 +197,8 @@ def test_an_existing_monitor_can_be_subscribed_to_instead(run, governance):
     assert subscription.inputs["monitorArnLists"] == [arn]
 
 
-def test_alert_topic_is_encrypted_with_a_key_budgets_and_cost_alerts_may_use(run, governance):
-    graph = _guard(run, governance)
+def test_alert_topic_is_encrypted_with_a_key_budgets_and_cost_alerts_may_use(default_guard):
+    graph = default_guard
     key = _one(graph, "aws:kms/key:Key")
     topic = _one(graph, TOPIC)
     assert topic.inputs["kmsMasterKeyId"] == key.outputs["arn"]
@@ -186,9 +219,9 @@ def test_alert_topic_is_encrypted_with_a_key_budgets_and_cost_alerts_may_use(run
 
 
 def test_topic_policy_lets_only_budgets_cost_alerts_and_alarms_publish_and_denies_plain_http(
-    run, governance
+    default_guard,
 ):
-    graph = _guard(run, governance)
+    graph = default_guard
     topic = graph.named("guard-alerts")
     policy = graph.named("guard-alerts-policy")
     assert policy.inputs["arn"] == topic.outputs["arn"]
@@ -212,15 +245,15 @@ def test_topic_policy_lets_only_budgets_cost_alerts_and_alarms_publish_and_denie
     assert deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
 
 
-def test_budgets_wait_for_the_topic_policy_that_lets_them_publish(run, governance):
-    graph = _guard(run, governance)
+def test_budgets_wait_for_the_topic_policy_that_lets_them_publish(default_guard):
+    graph = default_guard
     policy_urn = graph.named("guard-alerts-policy").urn
     for budget in graph.of_type(BUDGET):
         assert policy_urn in budget.dependencies
 
 
-def test_each_address_is_subscribed_to_the_alert_topic_by_email(run, governance):
-    graph = _guard(run, governance)
+def test_each_address_is_subscribed_to_the_alert_topic_by_email(run, governance, default_guard):
+    graph = default_guard
     topic_arn = graph.named("guard-alerts").outputs["arn"]
     subscriptions = graph.of_type("aws:sns/topicSubscription:TopicSubscription")
     assert {(s.name, s.inputs["protocol"], s.inputs["endpoint"]) for s in subscriptions} == {
@@ -232,8 +265,8 @@ def test_each_address_is_subscribed_to_the_alert_topic_by_email(run, governance)
     assert quiet.of_type("aws:sns/topicSubscription:TopicSubscription") == []
 
 
-def test_kill_switch_is_off_by_default(run, governance):
-    graph = _guard(run, governance)
+def test_kill_switch_is_off_by_default(default_guard):
+    graph = default_guard
     assert graph.of_type(FUNCTION) == []
     assert graph.of_type("aws:iam/role:Role") == []
     assert graph.of_type("aws:cloudwatch/logGroup:LogGroup") == []
@@ -242,8 +275,8 @@ def test_kill_switch_is_off_by_default(run, governance):
     assert key.retain_on_delete is False  # encrypts nothing that outlives the stack
 
 
-def test_kill_switch_deploys_the_handler_for_this_stack(run, governance):
-    graph = _guard(run, governance, killSwitch=True)
+def test_kill_switch_deploys_the_handler_for_this_stack(run, governance, kill_switch_guard):
+    graph = kill_switch_guard
     function = _one(graph, FUNCTION)
     assert function.inputs["runtime"] == "python3.12"
     assert function.inputs["handler"] == "budget_guard.handler"
@@ -273,8 +306,10 @@ def test_kill_switch_deploys_the_handler_for_this_stack(run, governance):
     assert _one(dry, FUNCTION).inputs["environment"]["variables"]["AISTACK_DRY_RUN"] == "true"
 
 
-def test_kill_switch_logs_go_to_a_retained_encrypted_log_group_of_its_own(run, governance):
-    graph = _guard(run, governance, killSwitch=True)
+def test_kill_switch_logs_go_to_a_retained_encrypted_log_group_of_its_own(
+    run, governance, kill_switch_guard
+):
+    graph = kill_switch_guard
     function = _one(graph, FUNCTION)
     logs = _one(graph, "aws:cloudwatch/logGroup:LogGroup")
     key = _one(graph, "aws:kms/key:Key")
@@ -301,8 +336,8 @@ def test_kill_switch_logs_go_to_a_retained_encrypted_log_group_of_its_own(run, g
     assert _one(prod, "aws:cloudwatch/logGroup:LogGroup").protect is True
 
 
-def test_only_the_monthly_100_percent_actual_alert_reaches_the_kill_switch(run, governance):
-    graph = _guard(run, governance, killSwitch=True)
+def test_only_the_monthly_100_percent_actual_alert_reaches_the_kill_switch(kill_switch_guard):
+    graph = kill_switch_guard
     alert_arn = graph.named("guard-alerts").outputs["arn"]
     kill_topic = graph.named("guard-kill-switch-topic")
     kill_arn = kill_topic.outputs["arn"]
@@ -331,8 +366,8 @@ def test_only_the_monthly_100_percent_actual_alert_reaches_the_kill_switch(run, 
     )
 
 
-def test_the_kill_switch_topic_invokes_the_lambda_and_only_it_may(run, governance):
-    graph = _guard(run, governance, killSwitch=True)
+def test_the_kill_switch_topic_invokes_the_lambda_and_only_it_may(kill_switch_guard):
+    graph = kill_switch_guard
     function = _one(graph, FUNCTION)
     kill_arn = graph.named("guard-kill-switch-topic").outputs["arn"]
     subscription = graph.named("guard-kill-switch-subscription")
@@ -346,8 +381,8 @@ def test_the_kill_switch_topic_invokes_the_lambda_and_only_it_may(run, governanc
     assert permission.inputs["function"] == function.outputs["name"]
 
 
-def test_kill_switch_role_may_change_only_this_stacks_resources(run, governance):
-    graph = _guard(run, governance, killSwitch=True)
+def test_kill_switch_role_may_change_only_this_stacks_resources(kill_switch_guard):
+    graph = kill_switch_guard
     policy = _one(graph, "aws:iam/rolePolicy:RolePolicy")
     assert policy.inputs["role"] == _one(graph, "aws:iam/role:Role").id
     statements = _statements(policy)
@@ -405,12 +440,12 @@ def test_kill_switch_role_may_change_only_this_stacks_resources(run, governance)
     assert dead_letters["Resource"] == _one(graph, "aws:sqs/queue:Queue").outputs["arn"]
 
 
-def test_a_failed_kill_switch_keeps_its_event_in_an_encrypted_dead_letter_queue(run, governance):
+def test_a_failed_kill_switch_keeps_its_event_in_an_encrypted_dead_letter_queue(kill_switch_guard):
     # SNS invokes Lambda asynchronously; after the two retries Lambda drops the event unless
     # the function has a dead-letter queue or an on-failure destination, which it writes with
     # the function's own role (AWS Lambda Developer Guide, "Asynchronous invocation":
     # "Dead-letter queues"). checkov CKV_AWS_116 asks for the same.
-    graph = _guard(run, governance, killSwitch=True)
+    graph = kill_switch_guard
     function = _one(graph, FUNCTION)
     queue = _one(graph, "aws:sqs/queue:Queue")
     key = _one(graph, "aws:kms/key:Key")
@@ -432,8 +467,8 @@ def test_a_failed_kill_switch_keeps_its_event_in_an_encrypted_dead_letter_queue(
     assert role.urn in key.dependencies
 
 
-def test_every_failed_kill_switch_run_alarms_on_the_alert_topic(run, governance):
-    graph = _guard(run, governance, killSwitch=True)
+def test_every_failed_kill_switch_run_alarms_on_the_alert_topic(kill_switch_guard, default_guard):
+    graph = kill_switch_guard
     function = _one(graph, FUNCTION)
     alarm = _one(graph, "aws:cloudwatch/metricAlarm:MetricAlarm")
     assert alarm.name == "guard-kill-switch-errors"
@@ -447,13 +482,13 @@ def test_every_failed_kill_switch_run_alarms_on_the_alert_topic(run, governance)
     assert alarm.inputs["treatMissingData"] == "notBreaching"
     assert alarm.inputs["alarmActions"] == [graph.named("guard-alerts").outputs["arn"]]
     assert graph.of_type("aws:sqs/queue:Queue") != []
-    off = _guard(run, governance)
+    off = default_guard
     assert off.of_type("aws:cloudwatch/metricAlarm:MetricAlarm") == []
     assert off.of_type("aws:sqs/queue:Queue") == []
 
 
-def test_every_taggable_resource_carries_the_governance_tags(run, governance):
-    graph = _guard(run, governance, killSwitch=True)
+def test_every_taggable_resource_carries_the_governance_tags(kill_switch_guard):
+    graph = kill_switch_guard
     untaggable = {
         "aws:costexplorer/costAllocationTag:CostAllocationTag",
         "aws:sns/topicPolicy:TopicPolicy",

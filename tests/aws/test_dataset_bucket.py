@@ -6,8 +6,12 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
+from aistack import engine
 from aistack.aws.dataset_bucket import LIFECYCLE_DEFAULTS
 from aistack.errors import ConfigError
+from tests.shared_graphs import shared
+
+from .conftest import GOVERNANCE
 
 DATASET = {
     "name": "support-tickets",
@@ -27,20 +31,31 @@ def _args(governance, **overrides):
     }
 
 
+@pytest.fixture(scope="module")
+def dataset_bucket():
+    """The default dataset bucket, built once for the tests that only read it."""
+    graph = engine.run(
+        lambda: aistack_aws.DatasetBucket("data", _args(dict(GOVERNANCE))),
+        config={"aws:region": "us-east-1"},
+    )
+    with shared(graph):
+        yield graph
+
+
 def _one(graph, token):
     found = graph.of_type(token)
     assert len(found) == 1, f"expected one {token}, found {len(found)}"
     return found[0]
 
 
-def test_versioning_is_enabled(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_versioning_is_enabled(dataset_bucket):
+    graph = dataset_bucket
     versioning = _one(graph, "aws:s3/bucketVersioning:BucketVersioning")
     assert versioning.inputs["versioningConfiguration"]["status"] == "Enabled"
 
 
-def test_noncurrent_versions_expire_after_90_days_and_move_to_ia_after_30(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_noncurrent_versions_expire_after_90_days_and_move_to_ia_after_30(dataset_bucket):
+    graph = dataset_bucket
     rules = _one(graph, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")
     by_id = {rule["id"]: rule for rule in rules.inputs["rules"]}
     expiry = by_id["expire-noncurrent-versions"]
@@ -74,7 +89,9 @@ def test_each_kind_gets_its_documented_lifecycle(run, governance, kind):
 
 
 @pytest.mark.parametrize("kind", ["logs", "audit"])
-def test_expired_delete_markers_of_expiring_kinds_are_removed(run, governance, kind):
+def test_expired_delete_markers_of_expiring_kinds_are_removed(
+    run, governance, kind, dataset_bucket
+):
     # Expiring a current object in a versioned bucket adds a delete marker; when the
     # noncurrent versions expire, that "expired object delete marker" remains unless a rule
     # with ExpiredObjectDeleteMarker removes it, and S3 does not accept that flag in the same
@@ -91,7 +108,7 @@ def test_expired_delete_markers_of_expiring_kinds_are_removed(run, governance, k
     assert markers["status"] == "Enabled"
     assert markers["expiration"] == {"expiredObjectDeleteMarker": True}
     assert "expiredObjectDeleteMarker" not in by_id["expire-current-objects"]["expiration"]
-    dataset = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+    dataset = dataset_bucket
     kept = _one(dataset, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")
     assert "remove-expired-delete-markers" not in {r["id"] for r in kept.inputs["rules"]}
 
@@ -104,8 +121,8 @@ def test_a_transition_that_would_not_pay_is_dropped(run, governance):
     assert not expiry.get("noncurrentVersionTransitions")
 
 
-def test_public_access_is_fully_blocked_and_acls_disabled(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_public_access_is_fully_blocked_and_acls_disabled(dataset_bucket):
+    graph = dataset_bucket
     block = _one(graph, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
     for setting in (
         "blockPublicAcls",
@@ -118,8 +135,8 @@ def test_public_access_is_fully_blocked_and_acls_disabled(run, governance):
     assert ownership.inputs["rule"]["objectOwnership"] == "BucketOwnerEnforced"
 
 
-def test_encrypted_with_a_rotating_customer_key_and_bucket_keys(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_encrypted_with_a_rotating_customer_key_and_bucket_keys(dataset_bucket):
+    graph = dataset_bucket
     key = _one(graph, "aws:kms/key:Key")
     assert key.inputs["enableKeyRotation"] is True
     sse = _one(
@@ -160,8 +177,8 @@ def test_logs_bucket_uses_s3_managed_keys_because_log_delivery_requires_it(run, 
     assert regional["Principal"] == {"AWS": "arn:aws:iam::127311923021:root"}
 
 
-def test_bucket_policy_denies_requests_without_tls(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_bucket_policy_denies_requests_without_tls(dataset_bucket):
+    graph = dataset_bucket
     bucket = _one(graph, "aws:s3/bucket:Bucket")
     policy = json.loads(_one(graph, "aws:s3/bucketPolicy:BucketPolicy").inputs["policy"])
     deny = next(s for s in policy["Statement"] if s["Sid"] == "DenyInsecureTransport")
@@ -183,8 +200,8 @@ def test_access_logs_go_to_the_logs_bucket(run, governance):
     assert logging.inputs["targetPrefix"] == "s3-access/data/"
 
 
-def test_bucket_is_retained_on_destroy_and_never_force_destroyed(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_bucket_is_retained_on_destroy_and_never_force_destroyed(run, governance, dataset_bucket):
+    graph = dataset_bucket
     bucket = _one(graph, "aws:s3/bucket:Bucket")
     assert bucket.retain_on_delete is True
     assert bucket.inputs.get("forceDestroy") is False
@@ -204,8 +221,8 @@ def test_destroy_with_data_is_an_explicit_opt_out(run, governance):
     assert bucket.retain_on_delete is False
 
 
-def test_dataset_lineage_licence_and_governance_are_tags(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_dataset_lineage_licence_and_governance_are_tags(dataset_bucket):
+    graph = dataset_bucket
     tags = _one(graph, "aws:s3/bucket:Bucket").inputs["tags"]
     assert tags["aistack:dataset-version"] == "2024-06-01"
     assert tags["aistack:dataset-licence"] == "proprietary"
@@ -343,8 +360,8 @@ def test_every_problem_is_reported_at_once(governance):
     assert {"data.region", "data.noncurrentDays", "data.bogus"} <= set(caught.value.fields)
 
 
-def test_the_buckets_protections_are_retained_with_it(run, governance):
-    graph = run(lambda: aistack_aws.DatasetBucket("data", _args(governance)))
+def test_the_buckets_protections_are_retained_with_it(dataset_bucket):
+    graph = dataset_bucket
     for token in (
         "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
         "aws:s3/bucketVersioning:BucketVersioning",

@@ -18,6 +18,7 @@ from aistack.aws.inference_tier import TLS_POLICY
 from aistack.errors import ConfigError
 from aistack.gateway import GatewayConfig
 from aistack.gateway.local import NGINX_MISSING, find_nginx
+from tests.shared_graphs import shared
 
 from .conftest import GOVERNANCE
 
@@ -105,7 +106,42 @@ def run(program):
 
 @pytest.fixture(scope="module")
 def graph():
-    return run(lambda: platform(alarmTopicArn=TOPIC))
+    with shared(run(lambda: platform(alarmTopicArn=TOPIC))) as built:
+        yield built
+
+
+ZERO_STANDBY = [
+    {"version": "2.0.0", "weight": 100},
+    {"version": "1.0.0", "weight": 0, "standby": "zero"},
+]
+
+
+@pytest.fixture(scope="module")
+def zero_standby_graph():
+    """A tier whose only previous version is kept at zero nodes, read by two tests."""
+    with shared(run(lambda: platform(versions=ZERO_STANDBY))) as built:
+        yield built
+
+
+@pytest.fixture(scope="module")
+def public_graph():
+    """A public tier with a certificate in a network with public subnets, read by two tests."""
+    with shared(
+        run(lambda: platform(network_public=True, public=True, certificateArn=CERTIFICATE))
+    ) as built:
+        yield built
+
+
+@pytest.fixture(scope="module")
+def quota_needs():
+    """The default tier's quota needs (what `aistack check` asks of it), read by two tests."""
+    needs = []
+
+    def program():
+        needs.extend(platform().quota_needs())
+
+    run(program)
+    return tuple(needs)
 
 
 def one(graph, token):
@@ -243,12 +279,8 @@ def test_rollback_command_moves_all_traffic_to_the_warm_previous_version(graph):
     assert outputs["versions"]["1.3.2"]["standby"] == "warm"
 
 
-def test_rollback_to_a_zero_standby_first_starts_a_node_and_waits_for_it():
-    versions = [
-        {"version": "2.0.0", "weight": 100},
-        {"version": "1.0.0", "weight": 0, "standby": "zero"},
-    ]
-    graph = run(lambda: platform(versions=versions))
+def test_rollback_to_a_zero_standby_first_starts_a_node_and_waits_for_it(zero_standby_graph):
+    graph = zero_standby_graph
     command = graph.outputs_of(graph.named("serve"))["rollback_command"]
     group = graph.named("serve-v1-0-0-asg").outputs["name"]
     target_group = graph.named("serve-v1-0-0-tg").outputs["arn"]
@@ -262,12 +294,8 @@ def test_rollback_to_a_zero_standby_first_starts_a_node_and_waits_for_it():
     assert command.index("describe-target-health") < command.index("modify-listener")
 
 
-def test_the_rollback_command_is_valid_shell():
-    versions = [
-        {"version": "2.0.0", "weight": 100},
-        {"version": "1.0.0", "weight": 0, "standby": "zero"},
-    ]
-    graph = run(lambda: platform(versions=versions))
+def test_the_rollback_command_is_valid_shell(zero_standby_graph):
+    graph = zero_standby_graph
     command = graph.outputs_of(graph.named("serve"))["rollback_command"]
     checked = subprocess.run(["bash", "-n", "-c", command], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
@@ -495,8 +523,8 @@ def test_confidential_data_is_served_over_tls_1_2_or_later_and_port_80_only_redi
     assert [action["type"] for action in http.inputs["defaultActions"]] == ["redirect"]
 
 
-def test_with_a_certificate_https_forwards_and_http_redirects():
-    graph = run(lambda: platform(network_public=True, public=True, certificateArn=CERTIFICATE))
+def test_with_a_certificate_https_forwards_and_http_redirects(public_graph):
+    graph = public_graph
     https = graph.named("serve-https")
     assert https.inputs["protocol"] == "HTTPS" and https.inputs["port"] == 443
     assert https.inputs["sslPolicy"] == TLS_POLICY == "ELBSecurityPolicy-TLS13-1-2-2021-06"
@@ -514,8 +542,8 @@ def test_with_a_certificate_https_forwards_and_http_redirects():
     assert https.urn in scaling.dependencies
 
 
-def test_a_public_tier_is_internet_facing_in_the_public_subnets():
-    graph = run(lambda: platform(network_public=True, public=True, certificateArn=CERTIFICATE))
+def test_a_public_tier_is_internet_facing_in_the_public_subnets(public_graph):
+    graph = public_graph
     balancer = graph.named("serve-alb")
     assert balancer.inputs["internal"] is False
     public = {
@@ -607,29 +635,19 @@ def test_each_version_scales_on_alb_requests_per_node_of_its_own_target_group(gr
         )
 
 
-def test_quota_needs_cover_each_version_at_its_maximum_on_demand():
-    needs = []
-
-    def program():
-        needs.extend(platform().quota_needs())
-
-    run(program)
+def test_quota_needs_cover_each_version_at_its_maximum_on_demand(quota_needs):
+    needs = quota_needs
     assert {(n.pool, n.instance_types, n.max_nodes, n.market) for n in needs} == {
         ("serve-v1-4-0", ("g5.xlarge",), 4, "on-demand"),
         ("serve-v1-3-2", ("g5.xlarge",), 4, "on-demand"),
     }
 
 
-def test_quota_needs_count_the_instance_refresh_surge(graph):
+def test_quota_needs_count_the_instance_refresh_surge(graph, quota_needs):
     # An instance refresh with MaxHealthyPercentage 200 launches replacements before it
     # terminates, "up to 200 percent" of the desired capacity (EC2 Auto Scaling API
     # Reference, RefreshPreferences.MaxHealthyPercentage): at the maximum, twice the nodes.
-    needs = []
-
-    def program():
-        needs.extend(platform().quota_needs())
-
-    run(program)
+    needs = quota_needs
     (group,) = [g for g in graph.of_type(GROUP) if g.name == "serve-v1-4-0-asg"]
     assert group.inputs["instanceRefresh"]["preferences"]["maxHealthyPercentage"] == 200
     assert {n.pool: n.surge_nodes for n in needs} == {"serve-v1-4-0": 4, "serve-v1-3-2": 4}
@@ -1039,9 +1057,16 @@ def test_the_watch_has_a_node_replaced_once_its_model_stops_answering(node):
         env.write(
             "AISTACK_WATCH_FAILURES=2\nAISTACK_MAX_ITERATIONS=3\nAISTACK_WATCH_INTERVAL_SECONDS=1\n"
         )
+    # The watch sleeps its interval between checks (four real seconds over the two runs);
+    # a stub in place of the sandbox's `sleep` records the wait instead of waiting.
+    sleep = node.root / "bin" / "sleep"
+    sleep.unlink()  # a symlink to the real sleep: never write through it
+    sleep.write_text(f'#!{shutil.which("bash")}\nprintf "%s\\n" "sleep $*" >>"$STUB_DIR/calls"\n')
+    sleep.chmod(0o755)
     result, calls = node.boot("watch")
     assert result.returncode == 0, result.stderr
     assert not any("set-instance-health" in c for c in calls)
+    assert calls.count("sleep 1") == 2  # between the three checks, at the interval
     (node.stubs / "model-down").touch()
     result, calls = node.boot("watch")
     (marked,) = [c for c in calls if "set-instance-health" in c]

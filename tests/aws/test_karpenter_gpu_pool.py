@@ -17,13 +17,14 @@ import json
 
 import pytest
 
-from aistack import aws
+from aistack import aws, engine
 from aistack.aws import _karpenter as crd
 from aistack.errors import ConfigError
 from aistack.queries.k8s import custom_manifests
 from aistack.scan import SkipList, iam, run_checkov
 from aistack.scan.crd_schemas import validate_custom_resource
 from tests.aws.conftest import GOVERNANCE
+from tests.shared_graphs import shared
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -88,6 +89,19 @@ def pool_run(run, pool_args):
     return _pool_run
 
 
+@pytest.fixture(scope="module")
+def default_pool():
+    """`pool_run()`'s (graph, component) for POOL_ARGS as they are, built once for the tests
+    that only read them."""
+    holder = {}
+
+    def program():
+        holder["pool"] = aws.KarpenterGpuPool("gpu", copy.deepcopy(POOL_ARGS))
+
+    with shared(engine.run(program, config={"aws:region": "us-east-1"})) as graph:
+        yield graph, holder["pool"]
+
+
 def _spec(graph, name):
     return graph.named(name).inputs["spec"]
 
@@ -95,8 +109,8 @@ def _spec(graph, name):
 # ---- the Karpenter objects ------------------------------------------------------------------
 
 
-def test_every_karpenter_object_validates_against_the_kept_v1_14_1_crds(pool_run):
-    graph, _ = pool_run()
+def test_every_karpenter_object_validates_against_the_kept_v1_14_1_crds(default_pool):
+    graph, _ = default_pool
     manifests = custom_manifests(graph)
     kinds = sorted(m["kind"] for _, m in manifests)
     assert kinds == ["EC2NodeClass", "NodePool", "NodePool"]
@@ -113,8 +127,8 @@ def test_every_karpenter_object_validates_against_the_kept_v1_14_1_crds(pool_run
         (("spec",), {"associatePublicIpAddress": False}),  # the field is ...IPAddress
     ],
 )
-def test_a_wrong_field_is_caught_by_the_crd(pool_run, path, bad):
-    graph, _ = pool_run()
+def test_a_wrong_field_is_caught_by_the_crd(default_pool, path, bad):
+    graph, _ = default_pool
     manifests = {m["kind"] + m["metadata"]["name"]: m for _, m in custom_manifests(graph)}
     manifest = copy.deepcopy(
         manifests["EC2NodeClassgpu" if "associatePublicIpAddress" in bad else "NodePoolgpu-spot"]
@@ -157,8 +171,8 @@ def _node_class_minimum() -> dict:
     }
 
 
-def test_spot_is_tried_first_and_each_nodepool_pins_one_capacity_type(pool_run):
-    graph, pool = pool_run()
+def test_spot_is_tried_first_and_each_nodepool_pins_one_capacity_type(default_pool):
+    graph, pool = default_pool
     spot, on_demand = _spec(graph, "gpu-spot"), _spec(graph, "gpu-on-demand")
     assert spot["weight"] > on_demand["weight"]
     for spec, capacity in ((spot, "spot"), (on_demand, "on-demand")):
@@ -180,8 +194,8 @@ def test_spot_is_tried_first_and_each_nodepool_pins_one_capacity_type(pool_run):
     assert pool.node_pool_names == {"spot": "gpu-spot", "on-demand": "gpu-on-demand"}
 
 
-def test_gpu_and_cpu_limits_cap_each_capacity_type(pool_run):
-    graph, _ = pool_run()
+def test_gpu_and_cpu_limits_cap_each_capacity_type(default_pool):
+    graph, _ = default_pool
     # g6.xlarge: 1 GPU, 4 vCPUs; g6.2xlarge: 1 GPU, 8 vCPUs (catalog). 8 Spot GPUs on the
     # larger type are 64 vCPUs; 2 on-demand GPUs are 16.
     assert _spec(graph, "gpu-spot")["limits"] == {"nvidia.com/gpu": "8", "cpu": "64"}
@@ -211,8 +225,8 @@ def test_never_is_refused_for_consolidation_and_expiry(pool_args, field):
     assert field in error.value.fields[0]
 
 
-def test_nodes_carry_the_pool_contract_labels_and_the_gpu_taint(pool_run):
-    graph, _ = pool_run()
+def test_nodes_carry_the_pool_contract_labels_and_the_gpu_taint(default_pool):
+    graph, _ = default_pool
     template = _spec(graph, "gpu-spot")["template"]
     assert template["metadata"]["labels"] == {
         "aistack.dev/pool": "gpu",
@@ -223,8 +237,8 @@ def test_nodes_carry_the_pool_contract_labels_and_the_gpu_taint(pool_run):
     ]
 
 
-def test_kueue_flavors_select_exactly_the_nodes_of_their_nodepool(pool_run):
-    graph, pool = pool_run()
+def test_kueue_flavors_select_exactly_the_nodes_of_their_nodepool(default_pool):
+    graph, pool = default_pool
     flavors = pool.kueue_flavors()
     assert [f["name"] for f in flavors] == ["gpu-spot", "gpu-on-demand"]
     for flavor in flavors:
@@ -324,8 +338,8 @@ def test_every_problem_is_reported_at_once_before_anything_is_registered(run, po
 # ---- AWS: node identity, interruption queue, controller grants -----------------------------
 
 
-def test_the_node_role_has_the_eks_node_policies_and_an_ec2_linux_access_entry(pool_run):
-    graph, _ = pool_run()
+def test_the_node_role_has_the_eks_node_policies_and_an_ec2_linux_access_entry(default_pool):
+    graph, _ = default_pool
     attached = {
         r.inputs["policyArn"].rsplit("/", 1)[-1]
         for r in graph.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
@@ -350,8 +364,8 @@ def test_the_cni_policy_can_stay_with_the_vpc_cni_s_own_role(pool_run):
     assert "AmazonEKS_CNI_Policy" not in attached
 
 
-def test_the_interruption_queue_and_rules_are_karpenter_s_cloudformation(pool_run):
-    graph, pool = pool_run()
+def test_the_interruption_queue_and_rules_are_karpenter_s_cloudformation(default_pool):
+    graph, pool = default_pool
     queue = graph.named("gpu-interruption")
     assert queue.type == "aws:sqs/queue:Queue"
     assert queue.inputs["messageRetentionSeconds"] == CLOUDFORMATION_QUEUE["MessageRetentionPeriod"]
@@ -375,8 +389,8 @@ def test_the_interruption_queue_and_rules_are_karpenter_s_cloudformation(pool_ru
     assert graph.outputs_of(graph.named("gpu"))["interruption_queue_name"] == queue.outputs["name"]
 
 
-def test_the_controller_may_read_the_queue_and_pass_only_the_node_role(pool_run):
-    graph, _ = pool_run()
+def test_the_controller_may_read_the_queue_and_pass_only_the_node_role(default_pool):
+    graph, _ = default_pool
     grant = graph.named("gpu-controller")
     assert grant.inputs["role"] == "KarpenterController-ml-prod"
     queue_actions, pass_role = json.loads(grant.inputs["policy"])["Statement"]
@@ -408,8 +422,8 @@ def test_helm_values_name_the_cluster_the_queue_and_the_service_account(pool_run
     }
 
 
-def test_iam_documents_pass_the_action_database_and_checkov_finds_nothing(pool_run):
-    graph, _ = pool_run()
+def test_iam_documents_pass_the_action_database_and_checkov_finds_nothing(default_pool):
+    graph, _ = default_pool
     assert iam.check_graph(graph) == []
     result = run_checkov(graph)
     assert result.resource_count == len(

@@ -9,10 +9,13 @@ import pulumi
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import catalog, cost, policy
+from aistack import catalog, cost, engine, policy
 from aistack.aws import network as network_module
 from aistack.aws.network import INTERFACE_ENDPOINTS, NETWORK_TIER_TAG
 from aistack.errors import ConfigError
+from tests.shared_graphs import shared
+
+from .conftest import GOVERNANCE
 
 SUBNET = "aws:ec2/subnet:Subnet"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
@@ -37,6 +40,29 @@ def _network(run, governance, **overrides):
     return run(lambda: aistack_aws.Network("net", _args(governance, **overrides)))
 
 
+def _shared_network(**overrides):
+    # What `_network(run, governance, ...)` builds, for a module-scoped fixture (`run` and
+    # `governance` are per test).
+    return engine.run(
+        lambda: aistack_aws.Network("net", _args(dict(GOVERNANCE), **overrides)),
+        config={"aws:region": "us-east-1"},
+    )
+
+
+@pytest.fixture(scope="module")
+def default_network():
+    """The default network, built once for the tests that only read it."""
+    with shared(_shared_network()) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def nat_network():
+    """The default network with NAT egress, built once for the tests that only read it."""
+    with shared(_shared_network(egress="nat")) as graph:
+        yield graph
+
+
 def _subnets(graph, tier):
     return [s for s in graph.of_type(SUBNET) if s.inputs["tags"][NETWORK_TIER_TAG] == tier]
 
@@ -52,12 +78,14 @@ def _rules_into(graph, token, group):
 # ---- zones (C2) ---------------------------------------------------------------------------
 
 
-def test_training_subnets_are_in_exactly_the_catalog_zones_offering_the_type(run, governance):
+def test_training_subnets_are_in_exactly_the_catalog_zones_offering_the_type(
+    run, governance, default_network
+):
     expected = list(catalog.get("p5.48xlarge").zones("us-east-1"))
     assert expected == ["us-east-1a", "us-east-1c", "us-east-1d", "us-east-1f"]
     graph = _network(run, governance, maxZones=4)
     assert _zones(graph, "training") == expected
-    capped = _network(run, governance)
+    capped = default_network
     assert _zones(capped, "training") == expected[:3]
 
 
@@ -230,8 +258,8 @@ def test_deploy_time_zones_are_the_intersection_else_the_union():
 # ---- addressing ---------------------------------------------------------------------------
 
 
-def test_no_subnet_assigns_public_ips_and_gpu_subnets_have_no_internet_route(run, governance):
-    graph = _network(run, governance)
+def test_no_subnet_assigns_public_ips_and_gpu_subnets_have_no_internet_route(default_network):
+    graph = default_network
     subnets = graph.of_type(SUBNET)
     assert subnets and all(s.inputs["mapPublicIpOnLaunch"] is False for s in subnets)
     assert graph.of_type("aws:ec2/internetGateway:InternetGateway") == []
@@ -239,8 +267,8 @@ def test_no_subnet_assigns_public_ips_and_gpu_subnets_have_no_internet_route(run
     assert graph.of_type(ROUTE) == []
 
 
-def test_tiers_get_distinct_non_overlapping_subnets_inside_the_vpc(run, governance):
-    graph = _network(run, governance)
+def test_tiers_get_distinct_non_overlapping_subnets_inside_the_vpc(default_network):
+    graph = default_network
     vpc = ipaddress.ip_network(graph.named("net-vpc").inputs["cidrBlock"])
     blocks = [ipaddress.ip_network(s.inputs["cidrBlock"]) for s in graph.of_type(SUBNET)]
     assert all(b.subnet_of(vpc) for b in blocks)
@@ -257,8 +285,8 @@ def test_a_subnet_keeps_its_cidr_when_zones_or_types_change(run, governance):
     assert first.named(name).inputs["cidrBlock"] == later.named(name).inputs["cidrBlock"]
 
 
-def test_vpc_resolves_dns_for_private_endpoints_and_its_default_group_is_emptied(run, governance):
-    graph = _network(run, governance)
+def test_vpc_resolves_dns_for_private_endpoints_and_its_default_group_is_emptied(default_network):
+    graph = default_network
     vpc = graph.named("net-vpc")
     assert vpc.inputs["enableDnsSupport"] is True and vpc.inputs["enableDnsHostnames"] is True
     default = graph.named("net-default-sg")
@@ -268,8 +296,8 @@ def test_vpc_resolves_dns_for_private_endpoints_and_its_default_group_is_emptied
 # ---- security groups (S1) -----------------------------------------------------------------
 
 
-def test_training_group_admits_only_its_own_members(run, governance):
-    graph = _network(run, governance)
+def test_training_group_admits_only_its_own_members(default_network):
+    graph = default_network
     training = graph.named("net-training")
     ingress = _rules_into(graph, INGRESS, training)
     assert [r.inputs["referencedSecurityGroupId"] for r in ingress] == [training.id]
@@ -291,8 +319,8 @@ def test_inference_group_admits_only_the_load_balancer_on_the_gateway_port(run, 
     assert alb_out.inputs["referencedSecurityGroupId"] == inference.id
 
 
-def test_internal_load_balancer_accepts_https_from_the_vpc_only_by_default(run, governance):
-    graph = _network(run, governance)
+def test_internal_load_balancer_accepts_https_from_the_vpc_only_by_default(default_network):
+    graph = default_network
     alb = graph.named("net-alb")
     sources = {
         (r.inputs["fromPort"], r.inputs["cidrIpv4"]) for r in _rules_into(graph, INGRESS, alb)
@@ -306,8 +334,8 @@ def test_internal_load_balancer_accepts_https_from_the_vpc_only_by_default(run, 
     assert "HTTPS" not in descriptions[80].split("(")[0]
 
 
-def test_no_rule_lets_inference_or_the_load_balancer_reach_training(run, governance):
-    graph = _network(run, governance)
+def test_no_rule_lets_inference_or_the_load_balancer_reach_training(default_network):
+    graph = default_network
     training = graph.named("net-training")
     serving = {graph.named("net-inference").id, graph.named("net-alb").id}
     sources = {
@@ -368,9 +396,9 @@ def test_s3_gateway_endpoint_is_on_every_private_route_table(run, governance):
 
 
 def test_endpoints_egress_creates_private_dns_interface_endpoints_in_training_subnets(
-    run, governance
+    default_network,
 ):
-    graph = _network(run, governance)
+    graph = default_network
     interface = [e for e in graph.of_type(ENDPOINT) if e.inputs["vpcEndpointType"] == "Interface"]
     services = {e.inputs["serviceName"].removeprefix("com.amazonaws.us-east-1.") for e in interface}
     assert services == set(INTERFACE_ENDPOINTS)
@@ -396,10 +424,8 @@ def test_max_endpoint_zones_puts_endpoints_in_fewer_zones(run, governance):
     assert ecr.inputs["subnetIds"] == [graph.named("net-training-us-east-1a").id]
 
 
-def test_nat_egress_uses_one_nat_gateway_in_a_public_subnet_and_no_interface_endpoints(
-    run, governance
-):
-    graph = _network(run, governance, egress="nat")
+def test_nat_egress_uses_one_nat_gateway_in_a_public_subnet_and_no_interface_endpoints(nat_network):
+    graph = nat_network
     assert [e.inputs["vpcEndpointType"] for e in graph.of_type(ENDPOINT)] == ["Gateway"]
     (nat,) = graph.of_type("aws:ec2/natGateway:NatGateway")
     public = graph.named("net-public-us-east-1a")
@@ -448,8 +474,8 @@ def test_public_endpoint_adds_public_subnets_for_the_load_balancer_only(run, gov
 # ---- flow logs ----------------------------------------------------------------------------
 
 
-def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(run, governance):
-    graph = _network(run, governance)
+def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(run, governance, default_network):
+    graph = default_network
     flow = graph.named("net-flow-log")
     group = graph.named("net-flow-logs")
     key = graph.named("net-flow-log-key")
@@ -482,8 +508,8 @@ def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(run, governance):
     assert custom.named("net-flow-logs").inputs["retentionInDays"] == 365
 
 
-def test_flow_log_role_trusts_only_this_accounts_flow_logs_and_writes_one_group(run, governance):
-    graph = _network(run, governance)
+def test_flow_log_role_trusts_only_this_accounts_flow_logs_and_writes_one_group(default_network):
+    graph = default_network
     role = graph.named("net-flow-logs-role")
     (trust,) = json.loads(role.inputs["assumeRolePolicy"])["Statement"]
     assert trust["Principal"] == {"Service": "vpc-flow-logs.amazonaws.com"}
@@ -497,8 +523,8 @@ def test_flow_log_role_trusts_only_this_accounts_flow_logs_and_writes_one_group(
     assert graph.named("net-flow-log").inputs["iamRoleArn"] == role.outputs["arn"]
 
 
-def test_every_taggable_resource_carries_the_governance_tags(run, governance):
-    graph = _network(run, governance, egress="nat")
+def test_every_taggable_resource_carries_the_governance_tags(nat_network):
+    graph = nat_network
     untaggable = {ASSOCIATION, ROUTE, "aws:iam/rolePolicy:RolePolicy"}
     for resource in graph.resources:
         if resource.custom and resource.type not in untaggable:
@@ -596,8 +622,8 @@ def test_a_network_without_gpu_types_is_refused(governance):
 # ---- cost ---------------------------------------------------------------------------------
 
 
-def test_cost_counts_endpoints_per_zone_against_a_nat_per_zone_naive_baseline(run, governance):
-    graph = _network(run, governance)
+def test_cost_counts_endpoints_per_zone_against_a_nat_per_zone_naive_baseline(default_network):
+    graph = default_network
     items = cost.estimate(graph, cost.WorkloadProfile(dataset_storage_gb=1000)).items
     by_type: dict[str, list] = {}
     for item in items:
@@ -614,8 +640,8 @@ def test_cost_counts_endpoints_per_zone_against_a_nat_per_zone_naive_baseline(ru
     assert 0 < flow.monthly_usd < 5
 
 
-def test_cost_of_nat_egress_is_one_gateway(run, governance):
-    graph = _network(run, governance, egress="nat")
+def test_cost_of_nat_egress_is_one_gateway(nat_network):
+    graph = nat_network
     items = [
         i for i in cost.estimate(graph).items if i.resource_type == "aws:ec2/natGateway:NatGateway"
     ]

@@ -5,8 +5,11 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import cost
+from aistack import cost, engine
 from aistack.errors import ConfigError
+from tests.shared_graphs import shared
+
+from .conftest import GOVERNANCE
 
 DOMAIN = "aws:sagemaker/domain:Domain"
 PROFILE = "aws:sagemaker/userProfile:UserProfile"
@@ -40,6 +43,18 @@ def _domain(run, governance, **overrides):
     return graph, _one(graph, DOMAIN)
 
 
+@pytest.fixture(scope="module")
+def default_domain():
+    """`_domain(run, governance)` for the default arguments, built once for the tests that
+    only read it: (graph, domain)."""
+    graph = engine.run(
+        lambda: aistack_aws.Notebook("nb", _args(dict(GOVERNANCE))),
+        config={"aws:region": "us-east-1"},
+    )
+    with shared(graph):
+        yield graph, _one(graph, DOMAIN)
+
+
 def _refused(run, program):
     """Run `program`, expecting a ConfigError before anything registers."""
     errors = []
@@ -56,8 +71,8 @@ def _refused(run, program):
     return errors[0]
 
 
-def test_domain_is_vpc_only_in_the_given_network_with_iam_auth(run, governance):
-    _, domain = _domain(run, governance)
+def test_domain_is_vpc_only_in_the_given_network_with_iam_auth(default_domain):
+    _, domain = default_domain
     assert domain.inputs["appNetworkAccessType"] == "VpcOnly"
     assert domain.inputs["authMode"] == "IAM"
     assert domain.inputs["vpcId"] == VPC
@@ -113,8 +128,8 @@ def test_idle_shutdown_is_enabled_with_the_configured_minutes_and_bounds(
     }, app
 
 
-def test_idle_shutdown_defaults_to_an_hour_with_users_capped_at_four(run, governance):
-    _, domain = _domain(run, governance)
+def test_idle_shutdown_defaults_to_an_hour_with_users_capped_at_four(default_domain):
+    _, domain = default_domain
     idle = domain.get(
         "defaultUserSettings", "jupyterLabAppSettings", "appLifecycleManagement", "idleSettings"
     )
@@ -122,8 +137,8 @@ def test_idle_shutdown_defaults_to_an_hour_with_users_capped_at_four(run, govern
     assert idle["maxIdleTimeoutInMinutes"] == 240
 
 
-def test_spaces_start_on_a_small_cpu_instance(run, governance):
-    _, domain = _domain(run, governance)
+def test_spaces_start_on_a_small_cpu_instance(default_domain):
+    _, domain = default_domain
     for path in (
         ("defaultUserSettings", "jupyterLabAppSettings"),
         ("defaultUserSettings", "codeEditorAppSettings"),
@@ -148,16 +163,16 @@ def test_a_gpu_default_instance_is_an_explicit_opt_in(run, governance):
     assert spec == {"instanceType": "ml.g5.xlarge"}
 
 
-def test_updated_studio_only_with_studio_classic_hidden(run, governance):
-    _, domain = _domain(run, governance)
+def test_updated_studio_only_with_studio_classic_hidden(default_domain):
+    _, domain = default_domain
     settings = domain.inputs["defaultUserSettings"]
     assert settings["studioWebPortal"] == "ENABLED"
     assert settings["defaultLandingUri"] == "studio::"
     assert settings["studioWebPortalSettings"]["hiddenAppTypes"] == ["JupyterServer"]
 
 
-def test_home_volume_is_encrypted_with_a_rotating_customer_key(run, governance):
-    graph, domain = _domain(run, governance)
+def test_home_volume_is_encrypted_with_a_rotating_customer_key(default_domain):
+    graph, domain = default_domain
     key = _one(graph, "aws:kms/key:Key")
     assert key.inputs["enableKeyRotation"] is True
     assert domain.inputs["kmsKeyId"] == key.outputs["keyId"]
@@ -170,8 +185,8 @@ def test_a_given_key_is_used_instead_of_a_new_one(run, governance):
     assert domain.inputs["kmsKeyId"] == "1234abcd-12ab-34cd-56ef-1234567890ab"
 
 
-def test_home_efs_is_retained_when_the_domain_is_deleted(run, governance):
-    _, domain = _domain(run, governance)
+def test_home_efs_is_retained_when_the_domain_is_deleted(run, governance, default_domain):
+    _, domain = default_domain
     assert domain.inputs["retentionPolicy"] == {"homeEfsFileSystem": "Retain"}
     assert domain.retain_on_delete is True
     assert domain.protect is False  # dev: retained, not protected
@@ -199,15 +214,15 @@ def test_one_user_profile_per_user_inheriting_the_domain_settings(run, governanc
         assert profile.inputs["tags"]["aistack:notebook-user"] == user
 
 
-def test_docker_access_is_off_unless_allowed(run, governance):
-    _, domain = _domain(run, governance)
+def test_docker_access_is_off_unless_allowed(run, governance, default_domain):
+    _, domain = default_domain
     assert domain.get("domainSettings", "dockerSettings", "enableDockerAccess") == "DISABLED"
     _, allowed = _domain(run, governance, allow_docker_access=True)
     assert allowed.get("domainSettings", "dockerSettings", "enableDockerAccess") == "ENABLED"
 
 
-def test_governance_tags_propagate_to_what_users_launch(run, governance):
-    graph, domain = _domain(run, governance)
+def test_governance_tags_propagate_to_what_users_launch(default_domain):
+    graph, domain = default_domain
     assert domain.inputs["tagPropagation"] == "ENABLED"
     assert domain.inputs["tags"]["aistack:workload"] == "notebook"
     assert domain.inputs["tags"]["aistack:allowed-regions"] == "us-east-1 us-west-2"
@@ -306,8 +321,8 @@ def test_literal_ids_that_are_not_ids_are_refused(run, governance):
     assert set(error.fields) == {"nb.vpcId", "nb.securityGroupIds", "nb.executionRoleArn"}
 
 
-def test_cost_counts_worked_hours_plus_idle_tails_against_a_notebook_left_on(run, governance):
-    graph, _ = _domain(run, governance)
+def test_cost_counts_worked_hours_plus_idle_tails_against_a_notebook_left_on(default_domain):
+    graph, _ = default_domain
     profile = cost.WorkloadProfile(notebook_hours_per_month=160)
     item = next(i for i in cost.estimate(graph, profile).items if i.resource == "nb-domain")
     # 2 users x (160 h + 20 sessions x 1 h idle tail) x $0.05; naive: 2 x 730 h x $0.05.
@@ -338,9 +353,9 @@ def _studio_policy(graph):
 
 
 def test_the_execution_role_may_manage_only_this_domains_spaces_and_apps_in_its_region(
-    run, governance
+    default_domain,
 ):
-    graph, domain = _domain(run, governance)
+    graph, domain = default_domain
     access = graph.named("nb-studio-access")
     assert access.inputs["role"] == "notebook"  # the role name, from ROLE_ARN
     prefix = "arn:aws:sagemaker:us-east-1:123456789012:"
@@ -361,8 +376,8 @@ def test_the_execution_role_may_manage_only_this_domains_spaces_and_apps_in_its_
     assert "sagemaker:ListTags" in statements["DescribeThisDomain"]["Action"]
 
 
-def test_private_spaces_and_their_apps_belong_to_their_owner(run, governance):
-    graph, domain = _domain(run, governance)
+def test_private_spaces_and_their_apps_belong_to_their_owner(default_domain):
+    graph, domain = default_domain
     statements = _studio_policy(graph)
     owner = (
         f"arn:aws:sagemaker:us-east-1:123456789012:user-profile/{domain.id}/${{aws:SourceIdentity}}"

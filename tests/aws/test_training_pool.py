@@ -6,9 +6,11 @@ import json
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import catalog
+from aistack import catalog, engine
 from aistack.errors import ConfigError
+from tests.shared_graphs import shared
 
+from .conftest import GOVERNANCE
 from .training_platform import DIGEST
 from .training_platform import training_platform as _platform
 
@@ -19,9 +21,26 @@ def _one(graph, token):
     return found[0]
 
 
-@pytest.fixture
-def batch_graph(run, governance):
-    return run(lambda: _platform(governance))
+def _build(**pool):
+    # The `run` and `governance` fixtures are per test; a module's shared build uses their
+    # values directly.
+    return engine.run(
+        lambda: _platform(dict(GOVERNANCE), **pool), config={"aws:region": "us-east-1"}
+    )
+
+
+@pytest.fixture(scope="module")
+def batch_graph():
+    """The default (Batch, Spot) pool, built once for the tests that only read it."""
+    with shared(_build()) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def asg_graph():
+    """The same pool on an auto scaling group, built once for the tests that only read it."""
+    with shared(_build(scheduler="asg")) as graph:
+        yield graph
 
 
 def test_batch_compute_environment_is_spot_price_capacity_optimized_and_idles_at_zero(
@@ -84,8 +103,8 @@ def test_batch_hosts_install_the_aws_cli_agent_and_mdadm_the_ecs_ami_lacks(batch
     assert "AISTACK_HOST_PACKAGES='awscli-2 amazon-cloudwatch-agent mdadm'" in user_data
 
 
-def test_asg_nodes_on_the_deep_learning_ami_install_nothing(run, governance):
-    graph = run(lambda: _platform(governance, scheduler="asg"))
+def test_asg_nodes_on_the_deep_learning_ami_install_nothing(asg_graph):
+    graph = asg_graph
     template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
     assert "AISTACK_HOST_PACKAGES" not in base64.b64decode(template.inputs["userData"]).decode()
 
@@ -117,11 +136,9 @@ def test_a_job_the_spot_watch_signalled_is_retried_not_failed(batch_graph):
     assert first_match["action"] == "RETRY"
 
 
-def test_jobs_are_signalled_only_when_the_trainer_opts_in(run, governance):
+def test_jobs_are_signalled_only_when_the_trainer_opts_in(run, governance, batch_graph):
     container = json.loads(
-        _one(run(lambda: _platform(governance)), "aws:batch/jobDefinition:JobDefinition").inputs[
-            "containerProperties"
-        ]
+        _one(batch_graph, "aws:batch/jobDefinition:JobDefinition").inputs["containerProperties"]
     )
     names = {e["name"] for e in container["environment"]}
     assert "AISTACK_CHECKPOINT_SIGNAL" not in names
@@ -218,8 +235,8 @@ def test_asg_pool_is_mixed_spot_with_rebalance_at_zero_nodes(run, governance):
     assert overrides == ["g5.12xlarge", "g5.24xlarge"]
 
 
-def test_asg_nodes_have_no_public_ip_and_may_remove_only_themselves(run, governance):
-    graph = run(lambda: _platform(governance, scheduler="asg"))
+def test_asg_nodes_have_no_public_ip_and_may_remove_only_themselves(asg_graph):
+    graph = asg_graph
     template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
     interface = template.inputs["networkInterfaces"][0]
     assert interface["associatePublicIpAddress"] == "false"
@@ -229,12 +246,12 @@ def test_asg_nodes_have_no_public_ip_and_may_remove_only_themselves(run, governa
     assert statement["Resource"] == group.outputs["arn"]
 
 
-def test_an_asg_node_that_shuts_itself_down_is_terminated_not_stopped(run, governance):
+def test_an_asg_node_that_shuts_itself_down_is_terminated_not_stopped(asg_graph):
     # EC2 User Guide, "Change the instance initiated shutdown behavior": an EBS-backed
     # instance that runs `shutdown` is *stopped* unless the launch sets "terminate". A
     # stopped node keeps billing for its EBS root and its group replaces it as unhealthy,
     # so the watchdog's last-resort `shutdown -h now` would not end the spending.
-    graph = run(lambda: _platform(governance, scheduler="asg"))
+    graph = asg_graph
     template = _one(graph, "aws:ec2/launchTemplate:LaunchTemplate")
     assert template.inputs["instanceInitiatedShutdownBehavior"] == "terminate"
     # Containers on auto scaling nodes use the instance role, over one bridge hop.
@@ -252,8 +269,8 @@ def test_batch_hosts_keep_the_metadata_service_to_the_host(batch_graph):
     assert "instanceInitiatedShutdownBehavior" not in template.inputs
 
 
-def test_asg_idle_alarm_scales_the_group_to_zero(run, governance):
-    graph = run(lambda: _platform(governance, scheduler="asg"))
+def test_asg_idle_alarm_scales_the_group_to_zero(asg_graph):
+    graph = asg_graph
     policy = graph.named("train-scale-to-zero")
     assert policy.inputs["adjustmentType"] == "ExactCapacity"
     assert policy.inputs["scalingAdjustment"] == 0

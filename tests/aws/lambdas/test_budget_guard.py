@@ -22,6 +22,11 @@ Moto limitations met, and filled in by the `aws` fixture with AWS's documented b
   cancelled", Batch API Reference, TerminateJob). The fixture does that.
 
 Everything else is moto (Batch without Docker: `use_docker: False`).
+
+moto is imported by the fixtures, not at the top: importing it loads EC2's region, zone and
+instance-type catalogues (about 2 s), and every pytest-xdist worker imports every test module
+when it collects. The module's tests share one xdist group, so one worker runs them all and
+only that worker imports moto.
 """
 
 from __future__ import annotations
@@ -33,16 +38,13 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import botocore.session
 import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
-from moto import mock_aws
-from moto.batch.exceptions import ClientException as MotoBatchClientException
-from moto.batch.models import BatchBackend, Job, batch_backends
 
 from aistack import config
 from aistack.aws.lambdas import budget_guard
@@ -57,6 +59,11 @@ from aistack.aws.lambdas.budget_guard import (
     handler,
     kill_switch,
 )
+
+if TYPE_CHECKING:
+    from moto.batch.models import BatchBackend, Job
+
+pytestmark = pytest.mark.xdist_group("moto")
 
 REGION = "us-east-1"
 STACK = "ml-prod"
@@ -80,25 +87,37 @@ SNS_EVENT = {
 
 
 @pytest.fixture(scope="module")
-def session() -> boto3.session.Session:
+def session() -> Iterator[boto3.session.Session]:
     """One boto3 session for the module, so that service models are loaded once, not per test.
 
     moto resets `boto3.DEFAULT_SESSION` on every `mock_aws`; the `aws` fixture installs this
     one instead, and only while moto is active.
     """
-    return boto3.session.Session(
+    # Importing moto adds its request interceptor to botocore's built-in handlers, which a
+    # botocore session copies when it is created: a session made before moto is imported
+    # would send its requests to AWS.
+    import moto.core.models  # noqa: F401
+
+    yield boto3.session.Session(
         aws_access_key_id="testing",
         aws_secret_access_key="testing",
         aws_session_token="testing",
         region_name=REGION,
     )
+    _clients.clear()
 
 
 _clients: dict[str, Any] = {}
 
 
 def client(service: str) -> Any:
-    """A boto3 client for the current test (creating one costs more than most moto calls)."""
+    """A client of the module's session, made once per service for the module.
+
+    Creating a client costs more than most moto calls. A client keeps no moto state: it holds
+    the service model, the endpoint and the fake credentials, while what the tests create
+    lives in moto's backends, which every `mock_aws` starts empty. Tests that hook events do
+    so on sessions of their own (`hookable_session`), never on these clients.
+    """
     if service not in _clients:
         _clients[service] = boto3.client(service)
     return _clients[service]
@@ -119,6 +138,9 @@ def aws(
 
     Yields the list of `computeResources` that moto's Batch was asked to apply.
     """
+    from moto import mock_aws
+    from moto.batch.models import BatchBackend, Job
+
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SECURITY_TOKEN"):
         monkeypatch.setenv(name, "testing")
     monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
@@ -155,15 +177,20 @@ def aws(
     monkeypatch.setattr(Job, "terminate", terminate_and_fail)
     with mock_aws(config={"batch": {"use_docker": False}}):
         boto3.DEFAULT_SESSION = session  # moto puts the previous value back when it stops
-        _clients.clear()
-        try:
-            yield resized
-        finally:
-            _clients.clear()
+        yield resized
+
+
+def moto_batch() -> BatchBackend:
+    """moto's Batch backend for the test account and region, to reach what the API cannot."""
+    from moto.batch.models import batch_backends
+
+    return batch_backends["123456789012"][REGION]
 
 
 def _batch_sizing_rules(current: dict[str, Any], update: dict[str, Any]) -> None:
     """Refuse what Batch refuses (see the module docstring for the sources)."""
+    from moto.batch.exceptions import ClientException as MotoBatchClientException
+
     merged = {**current, **update}
     desired = merged.get("desiredvCpus")
     if desired is None:
@@ -230,10 +257,15 @@ def world(aws: list[dict[str, Any]]) -> World:
     group = ec2.create_security_group(GroupName="batch", Description="batch", VpcId=vpc)
     security_group = group["GroupId"]
     image = "ami-12c6146b"
+    # moto checks every instance it launches (these, the groups' and Batch's) by scanning
+    # its offerings catalogue in order, about 1,300 entries for us-east-1; the a1 family
+    # comes first, t3 near the end. The type matters to nothing here.
+    instance_type = "a1.medium"
 
     # Auto Scaling: training (this stack), training (another stack), inference (this stack).
     ec2.create_launch_template(
-        LaunchTemplateName="gpu", LaunchTemplateData={"ImageId": image, "InstanceType": "t3.micro"}
+        LaunchTemplateName="gpu",
+        LaunchTemplateData={"ImageId": image, "InstanceType": instance_type},
     )
     for name, tags, (min_size, desired, max_size) in (
         ("ml-prod-training", TRAINING, (1, 2, 4)),
@@ -260,7 +292,8 @@ def world(aws: list[dict[str, Any]]) -> World:
     )
     ec2_resources = {
         "type": "EC2",
-        "instanceTypes": ["t2.micro"],
+        # 8 vCPUs: the environment's desiredvCpus of 8 is one instance, not eight.
+        "instanceTypes": ["a1.2xlarge"],
         "instanceRole": profile["InstanceProfile"]["Arn"],
         "subnets": [subnet],
         "securityGroupIds": [security_group],
@@ -323,7 +356,7 @@ def world(aws: list[dict[str, Any]]) -> World:
         job_id = batch.submit_job(jobName=f"train-{status.lower()}", jobQueue=queue,
                                   jobDefinition="train")["jobId"]  # fmt: skip
         # moto without Docker finishes every job at once; put it in the state under test.
-        moto_job = batch_backends["123456789012"][REGION].get_job_by_id(job_id)
+        moto_job = moto_batch().get_job_by_id(job_id)
         assert moto_job is not None
         moto_job.job_stopped = status in {"SUCCEEDED", "FAILED"}
         moto_job.status = status
@@ -333,7 +366,7 @@ def world(aws: list[dict[str, Any]]) -> World:
         spec = [{"ResourceType": "instance", "Tags": _tag_list(tags)}] if tags else []
         return ec2.run_instances(
             ImageId=image,
-            InstanceType="t3.micro",
+            InstanceType=instance_type,
             MinCount=1,
             MaxCount=1,
             SubnetId=subnet,
@@ -840,7 +873,7 @@ def test_a_later_run_lowers_max_once_batch_has_scaled_in_and_keeps_the_first_siz
 ) -> None:
     kill_switch(STACK)
     # With its jobs terminated and minvCpus at 0, Batch scales the disabled environment in.
-    env = batch_backends["123456789012"][REGION].get_compute_environment(world.training_ce)
+    env = moto_batch().get_compute_environment(world.training_ce)
     assert env is not None
     env.compute_resources["desiredvCpus"] = 0
     del aws[:]

@@ -9,6 +9,9 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
+from aistack import engine
+from aistack.policy import all_rules
+from tests.shared_graphs import shared
 
 GOVERNANCE = {
     "owner": "ml-platform",
@@ -68,6 +71,25 @@ def _tier():
     tier()
 
 
+@pytest.fixture(scope="module")
+def tier_graph():
+    """The default tier, built once for the rules that judge it."""
+    with shared(engine.run(_tier, config={"aws:region": "us-east-1"})) as graph:
+        yield graph
+
+
+@pytest.fixture
+def tier_verdicts(tier_graph):
+    """`tier_verdicts(rule_id)`: the `verdicts` fixture's answer for `_tier`, on the shared
+    build."""
+
+    def _verdicts(rule_id: str) -> dict[str, str]:
+        rule = next(r for r in all_rules() if r.id == rule_id)
+        return {f.resource_name: f.status for f in rule.evaluate(tier_graph)}
+
+    return _verdicts
+
+
 def serving_template(name, **tags):
     return aws.ec2.LaunchTemplate(name, instance_type="g5.xlarge", tags={**SERVING, **tags})
 
@@ -101,8 +123,8 @@ def compliant(result, names):
 # ---- S1 ------------------------------------------------------------------------------------
 
 
-def test_s1_inference_tier_role_reaches_no_training_data(verdicts):
-    assert verdicts("AIS-S1-02", _tier) == {"id-inference": "compliant"}
+def test_s1_inference_tier_role_reaches_no_training_data(tier_verdicts):
+    assert tier_verdicts("AIS-S1-02") == {"id-inference": "compliant"}
 
 
 def test_s1_serving_role_granted_the_dataset_violates(verdicts):
@@ -153,8 +175,8 @@ def test_s1_serving_role_with_a_wildcard_s3_statement_violates(verdicts):
 # ---- S2 ------------------------------------------------------------------------------------
 
 
-def test_s2_inference_tier_serves_a_pinned_optimised_runtime(verdicts):
-    assert compliant(verdicts("AIS-S2-01", _tier), TEMPLATES)
+def test_s2_inference_tier_serves_a_pinned_optimised_runtime(tier_verdicts):
+    assert compliant(tier_verdicts("AIS-S2-01"), TEMPLATES)
 
 
 def test_s2_own_image_declared_as_a_runtime_complies(verdicts):
@@ -184,8 +206,8 @@ def test_s2_unpinned_unoptimised_or_undeclared_images_violate(verdicts):
 # ---- S3 ------------------------------------------------------------------------------------
 
 
-def test_s3_inference_tier_is_behind_a_rate_limiting_waf(verdicts):
-    assert verdicts("AIS-S3-01", _tier) == {"serve-alb": "compliant"}
+def test_s3_inference_tier_is_behind_a_rate_limiting_waf(tier_verdicts):
+    assert tier_verdicts("AIS-S3-01") == {"serve-alb": "compliant"}
 
 
 def test_s3_internet_facing_load_balancer_without_waf_violates(verdicts):
@@ -215,8 +237,8 @@ def test_s3_a_teams_internal_load_balancer_is_not_concerned(verdicts):
     assert result == {"": "not-applicable"}
 
 
-def test_s3_inference_tier_groups_have_a_bounded_maximum(verdicts):
-    result = verdicts("AIS-S3-02", _tier)
+def test_s3_inference_tier_groups_have_a_bounded_maximum(tier_verdicts):
+    result = tier_verdicts("AIS-S3-02")
     assert result == {"serve-v1-4-0-asg": "compliant", "serve-v1-3-2-asg": "compliant"}
 
 
@@ -231,8 +253,8 @@ def test_s3_serving_group_without_a_real_cap_violates(verdicts):
 # ---- S4 ------------------------------------------------------------------------------------
 
 
-def test_s4_inference_tier_caches_in_front(verdicts):
-    assert compliant(verdicts("AIS-S4-01", _tier), TEMPLATES)
+def test_s4_inference_tier_caches_in_front(tier_verdicts):
+    assert compliant(tier_verdicts("AIS-S4-01"), TEMPLATES)
 
 
 def test_s4_serving_without_the_gateway_cache_violates(verdicts):
@@ -246,8 +268,8 @@ def test_s4_serving_without_the_gateway_cache_violates(verdicts):
 # ---- S5 ------------------------------------------------------------------------------------
 
 
-def test_s5_inference_tier_has_latency_and_error_alarms_and_a_dashboard(verdicts):
-    assert verdicts("AIS-S5-01", _tier) == {"serve-alb": "compliant"}
+def test_s5_inference_tier_has_latency_and_error_alarms_and_a_dashboard(tier_verdicts):
+    assert tier_verdicts("AIS-S5-01") == {"serve-alb": "compliant"}
 
 
 def test_s5_serving_load_balancer_with_an_average_latency_alarm_only_violates(verdicts):
@@ -271,8 +293,8 @@ def test_s5_serving_load_balancer_with_an_average_latency_alarm_only_violates(ve
 # ---- S6 ------------------------------------------------------------------------------------
 
 
-def test_s6_inference_tier_keeps_the_previous_version_behind_the_listener(verdicts):
-    assert verdicts("AIS-S6-01", _tier) == {"serve-alb": "compliant"}
+def test_s6_inference_tier_keeps_the_previous_version_behind_the_listener(tier_verdicts):
+    assert tier_verdicts("AIS-S6-01") == {"serve-alb": "compliant"}
 
 
 def test_s6_one_target_group_leaves_nothing_to_roll_back_to(verdicts):
@@ -289,8 +311,8 @@ def test_s6_is_advisory():
 # ---- S7 ------------------------------------------------------------------------------------
 
 
-def test_s7_inference_tier_versions_are_explicit(verdicts):
-    assert compliant(verdicts("AIS-S7-01", _tier), TEMPLATES)
+def test_s7_inference_tier_versions_are_explicit(tier_verdicts):
+    assert compliant(tier_verdicts("AIS-S7-01"), TEMPLATES)
 
 
 def test_s7_latest_or_missing_model_version_violates(verdicts):
@@ -304,8 +326,8 @@ def test_s7_latest_or_missing_model_version_violates(verdicts):
 # ---- G2-G5 ---------------------------------------------------------------------------------
 
 
-def test_g2_inference_tier_declares_request_logging(verdicts):
-    assert compliant(verdicts("AIS-G2-01", _tier), TEMPLATES)
+def test_g2_inference_tier_declares_request_logging(tier_verdicts):
+    assert compliant(tier_verdicts("AIS-G2-01"), TEMPLATES)
 
 
 def test_g2_full_logging_without_classification_or_no_declaration_violates(verdicts):
@@ -331,8 +353,8 @@ def test_g3_prod_serving_without_approver_violates_and_dev_is_not_concerned(verd
     assert verdicts("AIS-G3-01", program) == {"prod-unapproved": "non-compliant"}
 
 
-def test_g4_inference_tier_alarms_on_model_quality(verdicts):
-    assert verdicts("AIS-G4-01", _tier) == {"serve-alb": "compliant"}
+def test_g4_inference_tier_alarms_on_model_quality(tier_verdicts):
+    assert tier_verdicts("AIS-G4-01") == {"serve-alb": "compliant"}
 
 
 def test_g4_serving_without_a_quality_alarm_violates(verdicts):
@@ -352,8 +374,8 @@ def test_g4_serving_without_a_quality_alarm_violates(verdicts):
     assert verdicts("AIS-G4-01", program) == {"edge": "non-compliant"}
 
 
-def test_g5_inference_tier_declares_its_fallback(verdicts):
-    assert compliant(verdicts("AIS-G5-01", _tier), TEMPLATES)
+def test_g5_inference_tier_declares_its_fallback(tier_verdicts):
+    assert compliant(tier_verdicts("AIS-G5-01"), TEMPLATES)
 
 
 @pytest.mark.parametrize("fallback", [None, "retry-forever"])
