@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from aistack import engine
-from tests import previews, session_jobs
+from tests import previews, session_jobs, xdist_groups
 
 
 def _rewrite_the_asserts_of_test_code_only() -> None:
@@ -66,9 +66,11 @@ def pytest_collection_finish(session):
         session_jobs.start(session.config, session_jobs.needed_by_items(session.items))
 
 
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(trylast=True)  # after xdist's own, whose group marks xdist_groups redoes
+def pytest_collection_modifyitems(config, items):
     # The tests that wait for a job run last, giving it the rest of the suite's time.
     items.sort(key=session_jobs.needs_a_job)
+    xdist_groups.apply(config, items)
 
 
 def pytest_unconfigure(config):
