@@ -13,6 +13,9 @@ from aistack.gcp.functions import BUDGET_GUARD_SOURCE, budget_guard_permissions
 from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-budget_guard")
+
 PROJECT = "team-ml-prod"
 ACCOUNT = "01A2B3-C4D5E6-F7A8B9"
 BUDGET = "gcp:billing/budget:Budget"

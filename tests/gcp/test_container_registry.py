@@ -9,6 +9,9 @@ from aistack.errors import ConfigError
 from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-container_registry")
+
 REPOSITORY = "gcp:artifactregistry/repository:Repository"
 MEMBER = "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"
 PROJECT = "team-ml-prod"

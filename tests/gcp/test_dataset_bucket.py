@@ -12,6 +12,9 @@ from aistack.gcp.dataset_bucket import LIFECYCLE_DEFAULTS
 from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-dataset_bucket")
+
 BUCKET = "gcp:storage/bucket:Bucket"
 MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 PROJECT = "team-ml-prod"

@@ -8,6 +8,9 @@ from aistack.errors import ConfigError
 from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-gke_cluster")
+
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 PROJECT = "team-ml-prod"

@@ -9,6 +9,9 @@ from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.gcp.test_gke_cluster import PROJECT, cluster_args
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-gpu_node_pool")
+
 
 def stack(governance, pool=None, seen=None, **overrides):
     def program():

@@ -11,6 +11,9 @@ from aistack.errors import ConfigError
 from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-network")
+
 PROJECT = "team-ml-prod"
 FIREWALL = "gcp:compute/firewall:Firewall"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"

@@ -11,6 +11,9 @@ from aistack.errors import ConfigError
 from tests.gcp.conftest import GOVERNANCE, PROJECT, run_stack
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-notebook")
+
 INSTANCE = "gcp:workbench/instance:Instance"
 DATASET = {
     "name": "imagenet",

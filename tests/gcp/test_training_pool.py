@@ -18,6 +18,9 @@ from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.gcp.test_network import ACCOUNTS, TRAINER
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-training_pool")
+
 PROJECT = "team-ml-prod"
 TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
 GROUP = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"

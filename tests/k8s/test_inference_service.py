@@ -31,6 +31,9 @@ from aistack.scan.crd_schemas import validate_custom_resource
 from tests.k8s.conftest import GOVERNANCE
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("k8s-inference_service")
+
 DIGEST = "sha256:" + "cd" * 32
 IMAGE = f"europe-west4-docker.pkg.dev/team-ml/serve/vllm-openai@{DIGEST}"
 NGINX_IMAGE = f"europe-west4-docker.pkg.dev/team-ml/mirror/nginx-unprivileged@{DIGEST}"

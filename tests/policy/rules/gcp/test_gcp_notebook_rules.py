@@ -8,6 +8,9 @@ from aistack import gcp as aistack_gcp
 from tests.policy.rules.shared_verdicts import build, verdicts_of
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_notebook_rules")
+
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4", "us-central1"]}
 PROJECT = "team-ml-prod"
 CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}

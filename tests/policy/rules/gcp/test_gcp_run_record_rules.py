@@ -14,6 +14,9 @@ from tests.gcp.test_training_pool import PROJECT, stack
 from tests.policy.rules.shared_verdicts import build, verdicts_of
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_run_record_rules")
+
 CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
 SUBNET = f"projects/{PROJECT}/regions/europe-west4/subnetworks/train"
 SEEDED = (

@@ -9,6 +9,9 @@ from tests.k8s.test_inference_service import _args, _team
 from tests.policy.rules.shared_verdicts import build, verdicts_of
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-k8s-k8s_serving_rules")
+
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
 DEPLOYMENT = "chat-1-4-0"
 

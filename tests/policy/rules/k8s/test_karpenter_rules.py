@@ -16,6 +16,9 @@ from aistack.scan.crd_schemas import validate_custom_resource
 from tests.policy.rules.shared_verdicts import build, verdicts_of
 from tests.shared_graphs import shared
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-k8s-karpenter_rules")
+
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["us-east-1"]}
 
 POOL = {
