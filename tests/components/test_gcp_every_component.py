@@ -6,6 +6,8 @@ the graph the Python API builds for the same arguments. Dependencies are a super
 Output carries every API the ProjectServices enables, where a Python resource waits for the
 few it uses."""
 
+import contextlib
+
 import pulumi
 import pulumi_gcp
 import pytest
@@ -16,6 +18,10 @@ from aistack.engine.gcp_cloud import missing_api_dependencies
 from aistack.errors import ConfigError
 from tests.components.test_construct import _floats
 from tests.gcp.conftest import GOVERNANCE, PROJECT
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("components-gcp_every_component")
 
 CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
 SERVICES = {"project": PROJECT}
@@ -183,37 +189,54 @@ CASES = {
 }
 
 
+@pytest.fixture(scope="module")
+def via_provider(provider):
+    """`via_provider(token)`: the graph of the token's CASES arguments through the provider
+    and the construct result's state, built once per token for the module (shared)."""
+    built: dict = {}
+    with contextlib.ExitStack() as graphs:
+
+        def build(token):
+            if token not in built:
+                state: dict = {}
+                program = _through_provider(provider, token, CASES[token][0], state)
+                graph = graphs.enter_context(shared(engine.run(program, config=CONFIG)))
+                built[token] = (graph, state)
+            return built[token]
+
+        yield build
+
+
 def _by_urn(graph):
     return {r.urn: r for r in graph}
 
 
 @pytest.mark.parametrize("token", list(CASES))
-def test_component_through_the_provider_registers_the_python_graph(provider, token):
+def test_component_through_the_provider_registers_the_python_graph(via_provider, token):
     args, outputs = CASES[token]
-    state: dict = {}
-    via_provider = engine.run(_through_provider(provider, token, args, state), config=CONFIG)
+    graph, state = via_provider(token)
     via_python = engine.run(_python(token, args), config=CONFIG)
 
-    ours, theirs = _by_urn(via_provider), _by_urn(via_python)
+    ours, theirs = _by_urn(graph), _by_urn(via_python)
     assert sorted(ours) == sorted(theirs)
     for urn, resource in ours.items():
         assert resource.parent == theirs[urn].parent, urn
         assert resource.inputs == theirs[urn].inputs, urn
         assert set(resource.dependencies) >= set(theirs[urn].dependencies), urn
-    assert via_provider.named("it").type == f"aistack:index:{token}"
-    assert not missing_api_dependencies(via_provider)
+    assert graph.named("it").type == f"aistack:index:{token}"
+    assert not missing_api_dependencies(graph)
     assert outputs <= set(state), outputs - set(state)
 
 
-def test_kubernetes_bindings_wait_for_the_cluster_given_by_id(provider):
-    graph = engine.run(_through_provider(provider, "GcpWorkloadIdentity", IDENTITY), config=CONFIG)
+def test_kubernetes_bindings_wait_for_the_cluster_given_by_id(via_provider):
+    graph, _ = via_provider("GcpWorkloadIdentity")  # IDENTITY
     binding = graph.named("it-training-ksa-team-a-trainer")
     assert graph.named("gke").urn in binding.dependencies
     assert binding.inputs["member"] == f"serviceAccount:{PROJECT}.svc.id.goog[team-a/trainer]"
 
 
-def test_budget_state_bucket_logs_to_the_bucket_given_by_name(provider):
-    graph = engine.run(_through_provider(provider, "GcpBudgetGuard", BUDGET), config=CONFIG)
+def test_budget_state_bucket_logs_to_the_bucket_given_by_name(via_provider):
+    graph, _ = via_provider("GcpBudgetGuard")  # BUDGET
     [state_bucket] = [
         r for r in graph.of_type("gcp:storage/bucket:Bucket") if r.parent == graph.named("it").urn
     ]
@@ -222,8 +245,8 @@ def test_budget_state_bucket_logs_to_the_bucket_given_by_name(provider):
     assert logging["logObjectPrefix"] == "usage/it"
 
 
-def test_team_service_account_is_annotated_with_the_email_output(provider):
-    graph = engine.run(_through_provider(provider, "K8sTeamNamespace", TEAM), config=CONFIG)
+def test_team_service_account_is_annotated_with_the_email_output(via_provider):
+    graph, _ = via_provider("K8sTeamNamespace")  # TEAM
     account = graph.named("it-sa-trainer")
     annotations = account.inputs["metadata"]["annotations"]
     assert (

@@ -22,13 +22,15 @@ def governance() -> dict:
     return dict(GOVERNANCE)
 
 
+def run_stack(program, **config):
+    """Run a program on the simulated cloud, project `team-ml-prod` in europe-west4: what the
+    `run` fixture does, callable from a module-scoped fixture that builds a shared graph."""
+    return engine.run(
+        program, config={"gcp:project": PROJECT, "gcp:region": "europe-west4", **config}
+    )
+
+
 @pytest.fixture
 def run():
     """Run a program on the simulated cloud, project `team-ml-prod` in europe-west4."""
-
-    def _run(program, **config):
-        return engine.run(
-            program, config={"gcp:project": PROJECT, "gcp:region": "europe-west4", **config}
-        )
-
-    return _run
+    return run_stack

@@ -10,6 +10,11 @@ from aistack import gcp
 from aistack.engine.gcp_cloud import missing_api_dependencies, project_number
 from aistack.errors import ConfigError
 from aistack.gcp.functions import BUDGET_GUARD_SOURCE, budget_guard_permissions
+from tests.gcp.conftest import GOVERNANCE, run_stack
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-budget_guard")
 
 PROJECT = "team-ml-prod"
 ACCOUNT = "01A2B3-C4D5E6-F7A8B9"
@@ -39,8 +44,22 @@ def _stack(governance, **overrides):
     return program
 
 
-def test_the_budget_counts_the_projects_gross_spend_by_project_number(run, governance):
-    budget = run(_stack(governance)).named("budget-budget")
+@pytest.fixture(scope="module")
+def default_graph():
+    """The default guard (no kill switch), built once for the module's tests that read it."""
+    with shared(run_stack(_stack(dict(GOVERNANCE)))) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def kill_switch_graph():
+    """The guard with its kill switch on, built once for the tests that read it."""
+    with shared(run_stack(_stack(dict(GOVERNANCE), killSwitch=True))) as graph:
+        yield graph
+
+
+def test_the_budget_counts_the_projects_gross_spend_by_project_number(default_graph):
+    budget = default_graph.named("budget-budget")
     budget_filter = budget.inputs["budgetFilter"]
     # The number, not the id: an id makes a perpetual diff (research §D1.11).
     assert budget_filter["projects"] == [f"projects/{project_number(PROJECT)}"]
@@ -56,8 +75,8 @@ def test_the_budget_counts_the_projects_gross_spend_by_project_number(run, gover
     }
 
 
-def test_thresholds_are_fractions_with_actual_and_forecast(run, governance):
-    rules = run(_stack(governance)).named("budget-budget").inputs["thresholdRules"]
+def test_thresholds_are_fractions_with_actual_and_forecast(default_graph):
+    rules = default_graph.named("budget-budget").inputs["thresholdRules"]
     # pulumi-gcp BudgetThresholdRule: "a 1.0-based percentage, so 0.5 = 50%".
     assert rules == [
         {"thresholdPercent": 0.5, "spendBasis": "CURRENT_SPEND"},
@@ -67,8 +86,8 @@ def test_thresholds_are_fractions_with_actual_and_forecast(run, governance):
     ]
 
 
-def test_every_update_goes_to_the_topic_and_the_email_channels(run, governance):
-    graph = run(_stack(governance))
+def test_every_update_goes_to_the_topic_and_the_email_channels(default_graph):
+    graph = default_graph
     rule = graph.named("budget-budget").inputs["allUpdatesRule"]
     topic = graph.named("budget-budget-updates")
     channels = graph.of_type(CHANNEL)
@@ -96,10 +115,8 @@ def test_billing_admins_can_be_left_out_and_the_label_filter_switched_on(run, go
     assert budget.inputs["budgetFilter"]["labels"] == {"aistack-stack": "aistack-dev"}
 
 
-def test_the_function_is_triggered_by_the_budget_topic_and_reachable_only_internally(
-    run, governance
-):
-    graph = run(_stack(governance))
+def test_the_function_is_triggered_by_the_budget_topic_and_reachable_only_internally(default_graph):
+    graph = default_graph
     function = graph.named("budget-function")
     trigger = function.inputs["eventTrigger"]
     assert trigger["eventType"] == "google.cloud.pubsub.topic.v1.messagePublished"
@@ -131,8 +148,8 @@ def test_the_function_knows_its_budget_and_the_daily_limit(run, governance):
     assert env["AISTACK_ALLOW_DISABLE_BILLING"] == "false"
 
 
-def test_the_source_is_the_function_module_and_its_requirements(run, governance):
-    graph = run(_stack(governance))
+def test_the_source_is_the_function_module_and_its_requirements(default_graph):
+    graph = default_graph
     source = graph.named("budget-source")
     assert sorted(source.inputs["source"]["archive"]) == ["main.py", "requirements.txt"]
     assert re.fullmatch(r"source/budget-guard-[0-9a-f]{16}\.zip", source.inputs["name"])
@@ -149,8 +166,8 @@ def test_requirements_name_the_client_libraries_the_tests_use():
         assert re.search(rf"^{package}>=", requirements, re.MULTILINE), package
 
 
-def test_without_the_kill_switch_the_function_may_only_touch_its_state(run, governance):
-    graph = run(_stack(governance))
+def test_without_the_kill_switch_the_function_may_only_touch_its_state(default_graph):
+    graph = default_graph
     roles = graph.of_type(ROLE)
     assert [r.name for r in roles] == ["budget-state-role"]
     assert roles[0].inputs["permissions"] == sorted(budget_guard_permissions()["state"])
@@ -170,8 +187,8 @@ def test_without_the_kill_switch_the_function_may_only_touch_its_state(run, gove
     assert project_grants == []
 
 
-def test_the_kill_switch_role_holds_exactly_the_calls_the_code_makes(run, governance):
-    graph = run(_stack(governance, killSwitch=True))
+def test_the_kill_switch_role_holds_exactly_the_calls_the_code_makes(kill_switch_graph):
+    graph = kill_switch_graph
     role = graph.named("budget-killswitch-role")
     assert role.inputs["permissions"] == sorted(budget_guard_permissions()["kill_switch"])
     # GKE "API permissions": node pools are listed with container.clusters.get and resized
@@ -193,8 +210,8 @@ def test_disabling_billing_adds_only_the_billing_permission(run, governance):
     }
 
 
-def test_the_trigger_identity_may_only_invoke_the_function(run, governance):
-    graph = run(_stack(governance))
+def test_the_trigger_identity_may_only_invoke_the_function(default_graph):
+    graph = default_graph
     trigger = graph.named("budget-ev-sa")
     invoker = graph.named("budget-trigger-invoker")
     assert invoker.inputs["role"] == "roles/run.invoker"
@@ -214,13 +231,13 @@ def test_the_trigger_identity_may_only_invoke_the_function(run, governance):
     )
 
 
-def test_no_key_is_ever_created(run, governance):
-    graph = run(_stack(governance, killSwitch=True))
+def test_no_key_is_ever_created(kill_switch_graph):
+    graph = kill_switch_graph
     assert graph.of_type("gcp:serviceaccount/key:Key") == []
 
 
-def test_a_log_based_policy_mails_the_daily_alert(run, governance):
-    graph = run(_stack(governance))
+def test_a_log_based_policy_mails_the_daily_alert(default_graph):
+    graph = default_graph
     service = graph.named("budget-function").inputs["name"]
     policy = graph.named("budget-daily-alert")
     log_filter = policy.inputs["conditions"][0]["conditionMatchedLog"]["filter"]
@@ -237,16 +254,16 @@ def test_a_log_based_policy_mails_the_daily_alert(run, governance):
         assert re.fullmatch(rf"projects/{PROJECT}/alertPolicies/\d{{19}}", p.id)
 
 
-def test_the_state_bucket_is_private_versioned_and_in_region(run, governance):
-    bucket = run(_stack(governance)).named("budget-guard")
+def test_the_state_bucket_is_private_versioned_and_in_region(default_graph):
+    bucket = default_graph.named("budget-guard")
     assert bucket.inputs["publicAccessPrevention"] == "enforced"
     assert bucket.inputs["uniformBucketLevelAccess"] is True
     assert bucket.inputs["versioning"] == {"enabled": True}
     assert bucket.outputs["location"] == "EUROPE-WEST4"
 
 
-def test_every_resource_waits_for_its_api(run, governance):
-    graph = run(_stack(governance, killSwitch=True))
+def test_every_resource_waits_for_its_api(kill_switch_graph):
+    graph = kill_switch_graph
     assert missing_api_dependencies(graph) == []
     function = graph.named("budget-function")
     enabled = {graph.by_urn(u).inputs.get("service") for u in function.dependencies}

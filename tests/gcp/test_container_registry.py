@@ -6,6 +6,11 @@ import pytest
 from aistack import gcp
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies, project_number
 from aistack.errors import ConfigError
+from tests.gcp.conftest import GOVERNANCE, run_stack
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-container_registry")
 
 REPOSITORY = "gcp:artifactregistry/repository:Repository"
 MEMBER = "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"
@@ -33,8 +38,15 @@ def _stack(governance, grants=False, seen=None, **overrides):
     return program
 
 
-def test_the_repository_is_docker_with_immutable_tags_and_real_cleanup(run, governance):
-    repository = run(_stack(governance)).named("images-repository")
+@pytest.fixture(scope="module")
+def default_graph():
+    """The default registry, built once for the module's tests that read it."""
+    with shared(run_stack(_stack(dict(GOVERNANCE)))) as graph:
+        yield graph
+
+
+def test_the_repository_is_docker_with_immutable_tags_and_real_cleanup(default_graph):
+    repository = default_graph.named("images-repository")
     assert repository.inputs["format"] == "DOCKER"
     assert repository.inputs["repositoryId"] == "images"
     assert repository.inputs["dockerConfig"] == {"immutableTags": True}
@@ -69,8 +81,8 @@ def test_cleanup_settings_follow_the_arguments(run, governance):
     assert policies["delete-old-releases"]["condition"]["tagPrefixes"] == ["rel-"]
 
 
-def test_pushed_images_are_scanned_and_the_scanning_api_is_enabled(run, governance):
-    graph = run(_stack(governance))
+def test_pushed_images_are_scanned_and_the_scanning_api_is_enabled(default_graph):
+    graph = default_graph
     repository = graph.named("images-repository")
     assert repository.inputs["vulnerabilityScanningConfig"] == {"enablementConfig": "INHERITED"}
     services = {s.inputs["service"] for s in graph.of_type("gcp:projects/service:Service")}
@@ -85,8 +97,8 @@ def test_scanning_can_be_turned_off_only_explicitly(run, governance):
     assert repository.inputs["vulnerabilityScanningConfig"] == {"enablementConfig": "DISABLED"}
 
 
-def test_the_service_agent_holds_the_key_before_the_repository_uses_it(run, governance):
-    graph = run(_stack(governance))
+def test_the_service_agent_holds_the_key_before_the_repository_uses_it(default_graph):
+    graph = default_graph
     repository = graph.named("images-repository")
     grant = graph.named("images-key-agent")
     agent = graph.named("images-agent")
@@ -105,8 +117,8 @@ def test_the_service_agent_holds_the_key_before_the_repository_uses_it(run, gove
     assert missing_api_dependencies(graph) == []
 
 
-def test_the_repository_and_key_are_retained_with_deletion_policy_prevent(run, governance):
-    graph = run(_stack(governance))
+def test_the_repository_and_key_are_retained_with_deletion_policy_prevent(default_graph):
+    graph = default_graph
     for name in ("images-repository", "images-key", "images-keyring", "images-key-agent"):
         assert graph.named(name).retain_on_delete is True, name
     assert graph.named("images-repository").inputs["deletionPolicy"] == "PREVENT"
@@ -180,8 +192,8 @@ def _hash(member):
     return hashlib.sha256(member.encode()).hexdigest()[:6]
 
 
-def test_the_repository_id_is_in_gcp_format(run, governance):
-    repository = run(_stack(governance)).named("images-repository")
+def test_the_repository_id_is_in_gcp_format(default_graph):
+    repository = default_graph.named("images-repository")
     assert repository.id == f"projects/{PROJECT}/locations/europe-west4/repositories/images"
     assert repository.outputs["name"] == "images"
 

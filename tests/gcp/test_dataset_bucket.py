@@ -9,6 +9,11 @@ from aistack import gcp
 from aistack.engine.gcp_cloud import missing_api_dependencies
 from aistack.errors import ConfigError
 from aistack.gcp.dataset_bucket import LIFECYCLE_DEFAULTS
+from tests.gcp.conftest import GOVERNANCE, run_stack
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-dataset_bucket")
 
 BUCKET = "gcp:storage/bucket:Bucket"
 MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
@@ -57,8 +62,22 @@ def _bucket(graph, component="data"):
     return graph.named(f"{component}-bucket")
 
 
-def test_the_bucket_is_versioned_and_retires_old_versions_keeping_the_newest(run, governance):
-    bucket = _bucket(run(_stack(governance)))
+@pytest.fixture(scope="module")
+def default_graph():
+    """The default dataset bucket, built once for the module's tests that read it."""
+    with shared(run_stack(_stack(dict(GOVERNANCE)))) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def grants_graph():
+    """The bucket with read and write grants, built once for the tests that read it."""
+    with shared(run_stack(_stack(dict(GOVERNANCE), grants=True))) as graph:
+        yield graph
+
+
+def test_the_bucket_is_versioned_and_retires_old_versions_keeping_the_newest(default_graph):
+    bucket = _bucket(default_graph)
     assert bucket.inputs["versioning"] == {"enabled": True}
     rules = bucket.inputs["lifecycleRules"]
     deletes = [r["condition"] for r in rules if r["action"]["type"] == "Delete"]
@@ -86,14 +105,14 @@ def test_each_kind_gets_its_lifecycle_and_soft_delete(run, governance, kind):
     assert bucket.inputs["softDeletePolicy"]["retentionDurationSeconds"] == soft * 86400
 
 
-def test_the_bucket_is_never_public(run, governance):
-    bucket = _bucket(run(_stack(governance)))
+def test_the_bucket_is_never_public(default_graph):
+    bucket = _bucket(default_graph)
     assert bucket.inputs["publicAccessPrevention"] == "enforced"
     assert bucket.inputs["uniformBucketLevelAccess"] is True
 
 
-def test_the_bucket_is_retained_and_its_deletion_prevented(run, governance):
-    graph = run(_stack(governance))
+def test_the_bucket_is_retained_and_its_deletion_prevented(default_graph):
+    graph = default_graph
     bucket = _bucket(graph)
     assert bucket.inputs["deletionPolicy"] == "PREVENT"
     assert bucket.inputs["forceDestroy"] is False
@@ -108,8 +127,8 @@ def test_allow_destroy_with_data_lets_destroy_delete_it(run, governance):
     assert not bucket.retain_on_delete
 
 
-def test_cmek_is_granted_to_the_storage_agent_before_the_bucket_names_the_key(run, governance):
-    graph = run(_stack(governance))
+def test_cmek_is_granted_to_the_storage_agent_before_the_bucket_names_the_key(default_graph):
+    graph = default_graph
     bucket, key, grant = _bucket(graph), graph.named("data-key"), graph.named("data-key-agent")
     assert bucket.inputs["encryption"] == {"defaultKmsKeyName": key.id}
     assert grant.inputs["cryptoKeyId"] == key.id
@@ -131,8 +150,8 @@ def test_a_shared_key_is_used_and_still_granted(run, governance):
     assert graph.named("data-key-agent").inputs["cryptoKeyId"] == key
 
 
-def test_usage_logs_go_to_the_logs_bucket_which_storage_may_write(run, governance):
-    graph = run(_stack(governance))
+def test_usage_logs_go_to_the_logs_bucket_which_storage_may_write(default_graph):
+    graph = default_graph
     logs = _bucket(graph, "logs")
     assert _bucket(graph).inputs["logging"] == {
         "logBucket": logs.outputs["name"],
@@ -143,8 +162,8 @@ def test_usage_logs_go_to_the_logs_bucket_which_storage_may_write(run, governanc
     assert writer.inputs["role"] == "roles/storage.objectCreator"
 
 
-def test_the_bucket_is_single_region_in_the_allowed_regions(run, governance):
-    bucket = _bucket(run(_stack(governance)))
+def test_the_bucket_is_single_region_in_the_allowed_regions(default_graph):
+    bucket = _bucket(default_graph)
     assert bucket.inputs["location"] == "europe-west4"
     assert bucket.inputs["project"] == PROJECT
 
@@ -211,15 +230,15 @@ def test_soft_delete_outside_what_gcs_accepts_is_refused(run, governance):
         run(_stack(governance, softDeleteDays=3))
 
 
-def test_every_resource_waits_for_the_api_it_uses(run, governance):
+def test_every_resource_waits_for_the_api_it_uses(grants_graph):
     # The API-enablement race: on a fresh project a resource created before its API is on
     # fails (pulumi/pulumi#12163, terraform-provider-google#11020).
-    graph = run(_stack(governance, grants=True))
+    graph = grants_graph
     assert missing_api_dependencies(graph) == []
 
 
-def test_grants_are_scoped_to_the_prefix_with_iam_conditions(run, governance):
-    graph = run(_stack(governance, grants=True))
+def test_grants_are_scoped_to_the_prefix_with_iam_conditions(grants_graph):
+    graph = grants_graph
     name = _bucket(graph).outputs["name"]
     read = graph.named("data-read-trainer")
     assert read.inputs["role"] == "roles/storage.objectViewer"
@@ -253,8 +272,8 @@ def test_one_member_can_be_granted_read_and_write_under_one_name(run, governance
     }
 
 
-def test_labels_are_valid_gcp_labels_and_free_text_goes_to_the_manifest(run, governance):
-    graph = run(_stack(governance))
+def test_labels_are_valid_gcp_labels_and_free_text_goes_to_the_manifest(default_graph):
+    graph = default_graph
     labels = _bucket(graph).inputs["labels"]
     assert labels["aistack-stack"] == "aistack-dev"
     assert labels["aistack-dataset-name"] == "support_tickets"

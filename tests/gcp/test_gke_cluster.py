@@ -5,6 +5,11 @@ import pytest
 from aistack import gcp
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
 from aistack.errors import ConfigError
+from tests.gcp.conftest import GOVERNANCE, run_stack
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-gke_cluster")
 
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -38,8 +43,15 @@ def stack(governance, datasets=(), **overrides):
     return program
 
 
-def test_nodes_are_private_and_the_control_plane_has_no_public_endpoint(run, governance):
-    cluster = run(stack(governance)).named("train-cluster")
+@pytest.fixture(scope="module")
+def default_graph():
+    """The default cluster, built once for the module's tests that read it."""
+    with shared(run_stack(stack(dict(GOVERNANCE)))) as graph:
+        yield graph
+
+
+def test_nodes_are_private_and_the_control_plane_has_no_public_endpoint(default_graph):
+    cluster = default_graph.named("train-cluster")
     private = cluster.inputs["privateClusterConfig"]
     assert private["enablePrivateNodes"] is True
     assert private["enablePrivateEndpoint"] is True
@@ -79,13 +91,13 @@ def test_a_public_range_on_a_private_endpoint_is_refused(run, governance):
     assert "train.authorizedNetworks.0.cidrBlock" in str(error.value)
 
 
-def test_workload_identity_uses_the_projects_pool(run, governance):
-    cluster = run(stack(governance)).named("train-cluster")
+def test_workload_identity_uses_the_projects_pool(default_graph):
+    cluster = default_graph.named("train-cluster")
     assert cluster.inputs["workloadIdentityConfig"] == {"workloadPool": f"{PROJECT}.svc.id.goog"}
 
 
-def test_dataplane_v2_enforces_network_policy_without_the_calico_addon(run, governance):
-    cluster = run(stack(governance)).named("train-cluster")
+def test_dataplane_v2_enforces_network_policy_without_the_calico_addon(default_graph):
+    cluster = default_graph.named("train-cluster")
     assert cluster.inputs["datapathProvider"] == "ADVANCED_DATAPATH"
     assert cluster.inputs["networkPolicy"]["enabled"] is False
 
@@ -118,8 +130,8 @@ def test_gke_refuses_removing_the_default_pool_without_an_initial_node(run):
         run(program)
 
 
-def test_the_default_pool_is_removed_and_a_small_system_pool_runs_the_operators(run, governance):
-    graph = run(stack(governance))
+def test_the_default_pool_is_removed_and_a_small_system_pool_runs_the_operators(default_graph):
+    graph = default_graph
     cluster = graph.named("train-cluster")
     assert cluster.inputs["removeDefaultNodePool"] is True
     assert cluster.inputs["initialNodeCount"] == 1
@@ -131,8 +143,8 @@ def test_the_default_pool_is_removed_and_a_small_system_pool_runs_the_operators(
     assert system.id == f"{cluster.id}/nodePools/system"
 
 
-def test_managed_prometheus_collects_dcgm_gpu_metrics_and_workload_logs_are_kept(run, governance):
-    cluster = run(stack(governance)).named("train-cluster")
+def test_managed_prometheus_collects_dcgm_gpu_metrics_and_workload_logs_are_kept(default_graph):
+    cluster = default_graph.named("train-cluster")
     monitoring = cluster.inputs["monitoringConfig"]
     assert monitoring["managedPrometheus"]["enabled"] is True
     assert "DCGM" in monitoring["enableComponents"]
@@ -142,8 +154,8 @@ def test_managed_prometheus_collects_dcgm_gpu_metrics_and_workload_logs_are_kept
     ]
 
 
-def test_gateway_api_gcs_fuse_cost_allocation_and_hardening_are_on(run, governance):
-    cluster = run(stack(governance)).named("train-cluster")
+def test_gateway_api_gcs_fuse_cost_allocation_and_hardening_are_on(default_graph):
+    cluster = default_graph.named("train-cluster")
     assert cluster.inputs["gatewayApiConfig"] == {"channel": "CHANNEL_STANDARD"}
     assert cluster.inputs["addonsConfig"]["gcsFuseCsiDriverConfig"] == {"enabled": True}
     assert cluster.inputs["costManagementConfig"] == {"enabled": True}
@@ -162,8 +174,8 @@ def test_secrets_are_encrypted_with_the_given_key(run, governance):
     assert cluster.inputs["databaseEncryption"] == {"state": "ENCRYPTED", "keyName": key}
 
 
-def test_nodes_run_as_a_dedicated_account_with_only_the_node_roles(run, governance):
-    graph = run(stack(governance))
+def test_nodes_run_as_a_dedicated_account_with_only_the_node_roles(default_graph):
+    graph = default_graph
     account = graph.named("train-nodes")
     email = account.outputs["email"]
     grants = [r for r in graph.of_type("gcp:projects/iAMMember:IAMMember")]
@@ -176,8 +188,8 @@ def test_nodes_run_as_a_dedicated_account_with_only_the_node_roles(run, governan
     assert {g.urn for g in grants} <= set(cluster.dependencies)
 
 
-def test_every_resource_waits_for_its_api(run, governance):
-    graph = run(stack(governance))
+def test_every_resource_waits_for_its_api(default_graph):
+    graph = default_graph
     assert missing_api_dependencies(graph) == []
     services = {s.inputs["service"] for s in graph.of_type("gcp:projects/service:Service")}
     assert {"container.googleapis.com", "binaryauthorization.googleapis.com"} <= services

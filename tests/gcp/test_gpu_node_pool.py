@@ -5,7 +5,12 @@ import pytest
 from aistack import gcp
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
 from aistack.errors import ConfigError
+from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.gcp.test_gke_cluster import PROJECT, cluster_args
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-gpu_node_pool")
 
 
 def stack(governance, pool=None, seen=None, **overrides):
@@ -21,12 +26,25 @@ def stack(governance, pool=None, seen=None, **overrides):
     return program
 
 
+@pytest.fixture(scope="module")
+def default_graph():
+    """The default Spot L4 pool on its cluster, built once for the module's tests that read
+    it."""
+    with shared(run_stack(stack(dict(GOVERNANCE)))) as graph:
+        yield graph
+
+
+@pytest.fixture
+def default_pool(default_graph):
+    return default_graph.named("l4-pool")
+
+
 def node_pool(run, governance, **overrides):
     return run(stack(governance, **overrides)).named("l4-pool")
 
 
-def test_the_pool_scales_from_zero_to_its_explicit_maximum(run, governance):
-    pool = node_pool(run, governance)
+def test_the_pool_scales_from_zero_to_its_explicit_maximum(default_pool):
+    pool = default_pool
     assert pool.inputs["initialNodeCount"] == 0
     assert pool.inputs["autoscaling"] == {
         "totalMinNodeCount": 0,
@@ -47,8 +65,8 @@ def test_a_max_is_required(run, governance):
     assert "l4.maxNodes" in str(error.value)
 
 
-def test_spot_nodes_carry_the_gpu_and_spot_taints_and_the_contract_labels(run, governance):
-    pool = node_pool(run, governance)
+def test_spot_nodes_carry_the_gpu_and_spot_taints_and_the_contract_labels(default_pool):
+    pool = default_pool
     config = pool.inputs["nodeConfig"]
     assert config["spot"] is True
     assert config["taints"] == [
@@ -67,8 +85,8 @@ def test_on_demand_nodes_carry_only_the_gpu_taint_and_balance_zones(run, governa
     assert pool.inputs["autoscaling"]["locationPolicy"] == "BALANCED"
 
 
-def test_the_gpus_are_declared_with_the_driver_gke_installs(run, governance):
-    config = node_pool(run, governance).inputs["nodeConfig"]
+def test_the_gpus_are_declared_with_the_driver_gke_installs(default_pool):
+    config = default_pool.inputs["nodeConfig"]
     assert config["guestAccelerators"] == [
         {
             "type": "nvidia-l4",
@@ -85,8 +103,8 @@ def test_h100_nodes_take_their_eight_gpus_and_sixteen_bundled_local_ssds(run, go
     assert config["ephemeralStorageLocalSsdConfig"] == {"localSsdCount": 16}
 
 
-def test_local_ssd_backs_ephemeral_storage_by_default(run, governance):
-    config = node_pool(run, governance).inputs["nodeConfig"]
+def test_local_ssd_backs_ephemeral_storage_by_default(default_pool):
+    config = default_pool.inputs["nodeConfig"]
     # g2-standard-8 attaches exactly one local SSD (Compute Engine's valid counts).
     assert config["ephemeralStorageLocalSsdConfig"] == {"localSsdCount": 1}
     assert "localSsdCount" not in config  # the legacy hostPath disks are not a pod cache
@@ -118,14 +136,14 @@ def test_the_simulated_gke_refuses_a_wrong_count_on_a_bundled_machine(run):
         run(program)
 
 
-def test_nodes_live_at_most_max_node_hours(run, governance):
-    assert node_pool(run, governance).inputs["nodeConfig"]["maxRunDuration"] == "86400s"
+def test_nodes_live_at_most_max_node_hours(run, governance, default_pool):
+    assert default_pool.inputs["nodeConfig"]["maxRunDuration"] == "86400s"
     pool = node_pool(run, governance, maxNodeHours=1.5)
     assert pool.inputs["nodeConfig"]["maxRunDuration"] == "5400s"
 
 
-def test_nodes_are_shielded_run_the_gke_metadata_server_and_the_clusters_account(run, governance):
-    graph = run(stack(governance))
+def test_nodes_are_shielded_run_the_gke_metadata_server_and_the_clusters_account(default_graph):
+    graph = default_graph
     config = graph.named("l4-pool").inputs["nodeConfig"]
     assert config["shieldedInstanceConfig"] == {
         "enableSecureBoot": True,
@@ -140,8 +158,8 @@ def test_nodes_are_shielded_run_the_gke_metadata_server_and_the_clusters_account
     }
 
 
-def test_the_pool_runs_only_in_zones_offering_the_machine(run, governance):
-    pool = node_pool(run, governance)
+def test_the_pool_runs_only_in_zones_offering_the_machine(run, governance, default_pool):
+    pool = default_pool
     assert pool.inputs["nodeLocations"] == [
         "europe-west4-a",
         "europe-west4-b",
@@ -285,8 +303,8 @@ def test_flex_start_counts_against_the_preemptible_quota(run, governance):
     assert seen["pool"].quota_needs()[0].market == "spot"
 
 
-def test_the_pool_waits_for_the_cluster_and_its_api(run, governance):
-    graph = run(stack(governance))
+def test_the_pool_waits_for_the_cluster_and_its_api(default_graph):
+    graph = default_graph
     pool = graph.named("l4-pool")
     cluster = graph.named("train-cluster")
     assert cluster.urn in pool.dependencies

@@ -16,7 +16,12 @@ from aistack.errors import ConfigError
 from aistack.gateway.local import NGINX_MISSING, find_nginx
 from aistack.gateway.serving import serving_nginx_conf
 from aistack.gcp._inference_node import unpack_startup_script
+from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.gcp.test_network import ACCOUNTS
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-inference_tier")
 
 PROJECT = "team-ml-prod"
 TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
@@ -85,8 +90,30 @@ def stack(governance, seen=None, network=None, models_region="europe-west4", **o
     return program
 
 
-def test_each_version_gets_template_group_autoscaler_and_backend(run, governance):
-    graph = run(stack(governance))
+@pytest.fixture(scope="module")
+def default_build():
+    """The default tier (two versions, metadata logging) and its component, built once for
+    the module: most tests read only this build."""
+    seen: dict = {}
+    with shared(run_stack(stack(dict(GOVERNANCE), seen))) as graph:
+        yield graph, seen["tier"]
+
+
+@pytest.fixture
+def default_graph(default_build):
+    return default_build[0]
+
+
+@pytest.fixture(scope="module")
+def no_logging_build():
+    """The default tier with request logging off, read by two tests."""
+    seen: dict = {}
+    with shared(run_stack(stack(dict(GOVERNANCE), seen, requestLogging="none"))) as graph:
+        yield graph, seen["tier"]
+
+
+def test_each_version_gets_template_group_autoscaler_and_backend(default_graph):
+    graph = default_graph
     for kind in (TEMPLATE, GROUP, AUTOSCALER, BACKEND):
         assert len(graph.of_type(kind)) == 2, kind
     assert graph.named("serve-1-4-0-mig").inputs["name"] == "serve-1-4-0"
@@ -97,8 +124,8 @@ def startup(graph, version="1-4-0"):
     return graph.named(f"serve-{version}-template").inputs["metadata"]["startup-script"]
 
 
-def test_vms_are_on_demand_shielded_private_with_os_login_in_the_inference_tier(run, governance):
-    graph = run(stack(governance))
+def test_vms_are_on_demand_shielded_private_with_os_login_in_the_inference_tier(default_graph):
+    graph = default_graph
     template = graph.named("serve-1-4-0-template").inputs
     assert template["scheduling"]["provisioningModel"] == "STANDARD"
     assert template["scheduling"]["onHostMaintenance"] == "TERMINATE"
@@ -110,8 +137,8 @@ def test_vms_are_on_demand_shielded_private_with_os_login_in_the_inference_tier(
     assert template["serviceAccount"]["email"] == ACCOUNTS["inference"]
 
 
-def test_the_inference_account_reads_only_the_model_prefix_of_the_models_bucket(run, governance):
-    graph = run(stack(governance))
+def test_the_inference_account_reads_only_the_model_prefix_of_the_models_bucket(default_graph):
+    graph = default_graph
     grants = [r.inputs for r in graph.of_type("gcp:storage/bucketIAMMember:BucketIAMMember")]
     served = [g for g in grants if g["member"] == f"serviceAccount:{ACCOUNTS['inference']}"]
     assert served and all("support-bot" in g["condition"]["expression"] for g in served)
@@ -133,8 +160,8 @@ def test_autoscaler_max_is_the_cost_cap_and_scale_in_waits_out_a_model_load(run,
     assert graph.named("serve-1-2-0-autoscaler").inputs["autoscalingPolicy"]["minReplicas"] == 0
 
 
-def test_url_map_weights_the_versions_backend_services(run, governance):
-    graph = run(stack(governance))
+def test_url_map_weights_the_versions_backend_services(default_graph):
+    graph = default_graph
     action = graph.named("serve-urlmap").inputs["defaultRouteAction"]
     weights = sorted(w["weight"] for w in action["weightedBackendServices"])
     assert weights == [10, 90]
@@ -145,16 +172,16 @@ def test_url_map_weights_the_versions_backend_services(run, governance):
     ].startswith("https://")
 
 
-def test_internal_by_default_external_managed_when_public(run, governance):
-    internal = run(stack(governance)).named("serve-rule").inputs
+def test_internal_by_default_external_managed_when_public(run, governance, default_graph):
+    internal = default_graph.named("serve-rule").inputs
     assert internal["loadBalancingScheme"] == "INTERNAL_MANAGED"
     assert internal["portRange"] == "443" and "subnetwork" in internal
     public = run(stack(governance, public=True)).named("serve-rule").inputs
     assert public["loadBalancingScheme"] == "EXTERNAL_MANAGED" and "subnetwork" not in public
 
 
-def test_cloud_armor_throttles_per_client_ip_or_api_key_with_429(run, governance):
-    graph = run(stack(governance))
+def test_cloud_armor_throttles_per_client_ip_or_api_key_with_429(run, governance, default_graph):
+    graph = default_graph
     rules = graph.named("serve-armor").inputs["rules"]
     throttle = next(r for r in rules if r["action"] == "throttle")
     options = throttle["rateLimitOptions"]
@@ -166,11 +193,9 @@ def test_cloud_armor_throttles_per_client_ip_or_api_key_with_429(run, governance
     assert (options["enforceOnKey"], options["enforceOnKeyName"]) == ("HTTP_HEADER", "x-api-key")
 
 
-def test_the_vm_gateway_is_the_shared_serving_nginx_conf(run, governance):
-    seen = {}
-    graph = run(stack(governance, seen))
+def test_the_vm_gateway_is_the_shared_serving_nginx_conf(default_build):
+    graph, tier = default_build
     files = unpack_startup_script(startup(graph))
-    tier = seen["tier"]
     expected = serving_nginx_conf(
         tier.gateway, request_logging="metadata", trusted_proxies=("10.40.192.0/23",)
     )
@@ -183,17 +208,20 @@ def test_the_vm_gateway_is_the_shared_serving_nginx_conf(run, governance):
 
 
 @pytest.mark.parametrize("logging", ["none", "metadata", "full"])
-def test_the_vm_nginx_conf_passes_real_nginx(run, governance, logging):
+def test_the_vm_nginx_conf_passes_real_nginx(run, governance, logging, request):
     nginx = find_nginx()
     if nginx is None:
         pytest.fail(NGINX_MISSING)
-    seen: dict = {}
-    extra = {"logDataClassification": "confidential", "logRetentionDays": 30}
-    graph = run(
-        stack(governance, seen, requestLogging=logging, **(extra if logging == "full" else {}))
-    )
+    if logging == "full":
+        seen: dict = {}
+        extra = {"logDataClassification": "confidential", "logRetentionDays": 30}
+        graph = run(stack(governance, seen, requestLogging=logging, **extra))
+        tier = seen["tier"]
+    else:  # the module's builds with metadata (the default) and with no request logging
+        build = {"metadata": "default_build", "none": "no_logging_build"}[logging]
+        graph, tier = request.getfixturevalue(build)
     conf = unpack_startup_script(startup(graph))["nginx.conf"]
-    gateway = seen["tier"].gateway
+    gateway = tier.gateway
     # A short root: the limiter's unix socket path must fit sun_path (108 bytes).
     with tempfile.TemporaryDirectory(dir="/tmp") as root:
         for key in ("run_dir", "temp_dir", "log_dir", "cache_dir"):
@@ -217,8 +245,8 @@ def test_aws_serving_user_data_has_no_gcp_blocks():
     assert "# [gcp]" in aws_serving.serving_script("serve.sh", cloud="gcp")
 
 
-def test_health_check_is_the_gateway_health_path_and_autoheals_after_a_model_load(run, governance):
-    graph = run(stack(governance))
+def test_health_check_is_the_gateway_health_path_and_autoheals_after_a_model_load(default_graph):
+    graph = default_graph
     check = graph.named("serve-health").inputs["httpHealthCheck"]
     assert check == {"port": 8080, "requestPath": "/healthz"} or check["requestPath"]
     group = graph.named("serve-1-4-0-mig").inputs
@@ -226,8 +254,8 @@ def test_health_check_is_the_gateway_health_path_and_autoheals_after_a_model_loa
     assert group["namedPorts"] == [{"name": "http", "port": check["port"]}]
 
 
-def test_alerts_on_p99_latency_5xx_ratio_and_model_quality_and_a_dashboard(run, governance):
-    graph = run(stack(governance))
+def test_alerts_on_p99_latency_5xx_ratio_and_model_quality_and_a_dashboard(default_graph):
+    graph = default_graph
     kinds = {a.inputs["userLabels"]["aistack-alert-kind"] for a in graph.of_type(ALERT)}
     assert kinds == {"latency-p99", "error-rate", "model-quality"}
     latency = graph.named("serve-latency-p99").inputs["conditions"][0]["conditionThreshold"]
@@ -241,7 +269,9 @@ def test_alerts_on_p99_latency_5xx_ratio_and_model_quality_and_a_dashboard(run, 
     assert any("Cost per 1,000 requests" in t for t in titles)
 
 
-def test_request_logging_sets_the_load_balancer_log_and_a_regional_log_bucket(run, governance):
+def test_request_logging_sets_the_load_balancer_log_and_a_regional_log_bucket(
+    run, governance, request
+):
     graph = run(stack(governance, requestLogging="full", logDataClassification="confidential",
                       logRetentionDays=60))  # fmt: skip
     assert graph.named("serve-1-4-0-backend").inputs["logConfig"]["enable"] is True
@@ -250,7 +280,7 @@ def test_request_logging_sets_the_load_balancer_log_and_a_regional_log_bucket(ru
     labels = graph.named("serve-1-4-0-template").inputs["labels"]
     assert labels["aistack-request-logging"] == "full"
     assert labels["aistack-log-data-classification"] == "confidential"
-    off = run(stack(governance, requestLogging="none"))
+    off, _ = request.getfixturevalue("no_logging_build")
     assert off.named("serve-1-4-0-backend").inputs["logConfig"]["enable"] is False
 
 
@@ -327,18 +357,16 @@ def test_simulated_gcp_refuses_what_the_apis_refuse():
     assert out["ipAddress"].startswith("10.")
 
 
-def test_quota_needs_count_every_version_at_its_maximum_on_demand(run, governance):
-    seen = {}
-    run(stack(governance, seen))
-    needs = seen["tier"].quota_needs()
+def test_quota_needs_count_every_version_at_its_maximum_on_demand(default_build):
+    needs = default_build[1].quota_needs()
     assert {n.market for n in needs} == {"on-demand"} and len(needs) == 2
     assert all(n.max_nodes == 4 for n in needs)
 
 
-def test_cost_counts_each_version_once_on_its_autoscaler_within_its_bounds(run, governance):
+def test_cost_counts_each_version_once_on_its_autoscaler_within_its_bounds(default_graph):
     from aistack import catalog, cost
 
-    graph = run(stack(governance))
+    graph = default_graph
     report = cost.estimate(graph)
     items = {item.resource: item for item in report.items if item.monthly_usd}
     assert {"serve-1-4-0-autoscaler", "serve-1-3-2-autoscaler"} <= set(items)
@@ -378,7 +406,7 @@ GCE_SAFE_TOOLS = ("bash", "cat", "mkdir", "rm", "mv", "ln", "grep", "sed", "dirn
 
 
 @pytest.fixture
-def vm(tmp_path, run, governance):
+def vm(tmp_path, default_graph):
     """A sandbox with the files of a rendered serving VM and stubs first (and only) on PATH."""
     import shutil
 
@@ -393,7 +421,7 @@ def vm(tmp_path, run, governance):
             f'#!{shutil.which("bash")}\nprintf "%s\\n" "{name} $*" >>"$STUB_DIR/calls"\n{body}\n'
         )
         stub.chmod(0o755)
-    text = startup(run(stack(governance)))
+    text = startup(default_graph)
     for name, content in unpack_startup_script(text).items():
         (home / name).write_text(content)
     env = dict(

@@ -8,6 +8,11 @@ import pytest
 from aistack import gcp
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
 from aistack.errors import ConfigError
+from tests.gcp.conftest import GOVERNANCE, run_stack
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-network")
 
 PROJECT = "team-ml-prod"
 FIREWALL = "gcp:compute/firewall:Firewall"
@@ -43,12 +48,33 @@ def _stack(governance, seen=None, accounts=ACCOUNTS, **overrides):
     return program
 
 
+@pytest.fixture(scope="module")
+def default_build():
+    """The default network and what its component answers (`seen`), built once for the
+    module's tests that read it."""
+    seen: dict = {}
+    with shared(run_stack(_stack(dict(GOVERNANCE), seen=seen))) as graph:
+        yield graph, seen
+
+
+@pytest.fixture
+def default_graph(default_build):
+    return default_build[0]
+
+
+@pytest.fixture(scope="module")
+def nat_graph():
+    """The network with Cloud NAT and a proxy-only subnet, built once for two tests."""
+    with shared(run_stack(_stack(dict(GOVERNANCE), nat=True, proxyOnlySubnet=True))) as graph:
+        yield graph
+
+
 def _rules(graph):
     return {r.name.removeprefix("net-"): r.inputs for r in graph.of_type(FIREWALL)}
 
 
-def test_the_vpc_is_custom_mode_regional_without_a_default_internet_route(run, governance):
-    vpc = run(_stack(governance)).named("net-vpc")
+def test_the_vpc_is_custom_mode_regional_without_a_default_internet_route(default_graph):
+    vpc = default_graph.named("net-vpc")
     assert vpc.inputs["autoCreateSubnetworks"] is False
     assert vpc.inputs["routingMode"] == "REGIONAL"
     assert vpc.inputs["deleteDefaultRoutesOnCreate"] is True
@@ -70,9 +96,8 @@ def test_every_tier_subnet_is_private_with_google_access_and_flow_logs(run, gove
     assert all(not a.overlaps(b) for i, a in enumerate(blocks) for b in blocks[i + 1 :])
 
 
-def test_the_training_subnet_carries_the_gke_ranges_the_cluster_names(run, governance):
-    seen = {}
-    graph = run(_stack(governance, seen=seen))
+def test_the_training_subnet_carries_the_gke_ranges_the_cluster_names(default_build):
+    graph, seen = default_build
     ranges = graph.named("net-training").inputs["secondaryIpRanges"]
     assert {r["rangeName"]: r["ipCidrRange"] for r in ranges} == {
         "training-pods": "10.64.0.0/14",
@@ -97,8 +122,8 @@ def test_without_gke_ranges_there_are_no_range_names(run, governance):
     assert seen["net"].pods_range_name is None
 
 
-def test_default_deny_is_explicit_logged_and_just_above_the_implied_rules(run, governance):
-    rules = _rules(run(_stack(governance)))
+def test_default_deny_is_explicit_logged_and_just_above_the_implied_rules(default_graph):
+    rules = _rules(default_graph)
     # Implied rules sit at 65535 and cannot log; egress is implied ALLOW (VPC firewall docs).
     assert rules["deny-all-ingress"]["priority"] == 65534
     assert rules["deny-all-ingress"]["denies"] == [{"protocol": "all"}]
@@ -112,8 +137,8 @@ def test_default_deny_is_explicit_logged_and_just_above_the_implied_rules(run, g
             assert not inputs.get("targetTags") and not inputs.get("sourceTags")
 
 
-def test_training_accepts_only_training_on_every_port(run, governance):
-    rules = _rules(run(_stack(governance)))
+def test_training_accepts_only_training_on_every_port(default_graph):
+    rules = _rules(default_graph)
     ingress = rules["training-ingress"]
     assert ingress["allows"] == [{"protocol": "all"}]
     assert ingress["sourceServiceAccounts"] == [TRAINER]
@@ -139,8 +164,10 @@ def test_inference_accepts_google_health_checkers_on_the_gateway_port_only(run, 
     assert "proxies-to-inference" not in rules
 
 
-def test_a_training_mig_health_check_port_is_the_only_one_checkers_reach(run, governance):
-    assert "training-health-checks" not in _rules(run(_stack(governance)))
+def test_a_training_mig_health_check_port_is_the_only_one_checkers_reach(
+    run, governance, default_graph
+):
+    assert "training-health-checks" not in _rules(default_graph)
     rule = _rules(run(_stack(governance, trainingHealthCheckPort=8081)))["training-health-checks"]
     assert rule["sourceRanges"] == ["35.191.0.0/16", "130.211.0.0/22"]
     assert rule["allows"] == [{"protocol": "tcp", "ports": ["8081"]}]
@@ -156,8 +183,8 @@ def test_the_proxy_only_subnet_is_active_and_its_proxies_reach_inference(run, go
     assert _rules(graph)["proxies-to-inference"]["sourceRanges"] == ["10.40.192.0/23"]
 
 
-def test_egress_reaches_google_apis_privately_and_dns_answers_them(run, governance):
-    graph = run(_stack(governance))
+def test_egress_reaches_google_apis_privately_and_dns_answers_them(default_graph):
+    graph = default_graph
     rules = _rules(graph)
     apis = rules["google-apis-egress"]
     assert apis["destinationRanges"] == ["199.36.153.8/30"]
@@ -183,8 +210,8 @@ def test_egress_reaches_google_apis_privately_and_dns_answers_them(run, governan
     ]
 
 
-def test_without_nat_there_is_no_router_no_internet_route_and_no_internet_egress(run, governance):
-    graph = run(_stack(governance))
+def test_without_nat_there_is_no_router_no_internet_route_and_no_internet_egress(default_graph):
+    graph = default_graph
     assert not graph.of_type("gcp:compute/routerNat:RouterNat")
     assert not graph.of_type("gcp:compute/router:Router")
     assert [r.inputs["destRange"] for r in graph.of_type("gcp:compute/route:Route")] == [
@@ -193,8 +220,8 @@ def test_without_nat_there_is_no_router_no_internet_route_and_no_internet_egress
     assert "internet-egress" not in _rules(graph)
 
 
-def test_nat_is_auto_only_logs_errors_and_covers_the_tier_subnets(run, governance):
-    graph = run(_stack(governance, nat=True, proxyOnlySubnet=True))
+def test_nat_is_auto_only_logs_errors_and_covers_the_tier_subnets(nat_graph):
+    graph = nat_graph
     nat = graph.named("net-nat").inputs
     assert nat["natIpAllocateOption"] == "AUTO_ONLY"
     assert nat["logConfig"] == {"enable": True, "filter": "ERRORS_ONLY"}
@@ -206,7 +233,7 @@ def test_nat_is_auto_only_logs_errors_and_covers_the_tier_subnets(run, governanc
     assert egress["allows"] == [{"protocol": "tcp", "ports": ["443"]}]
 
 
-def test_no_ssh_from_anywhere_unless_iap_is_asked_for(run, governance):
+def test_no_ssh_from_anywhere_unless_iap_is_asked_for(run, governance, default_graph):
     def ssh_rules(graph):
         return [
             r
@@ -215,7 +242,7 @@ def test_no_ssh_from_anywhere_unless_iap_is_asked_for(run, governance):
             and any("22" in (a.get("ports") or []) for a in r.get("allows") or [])
         ]
 
-    assert ssh_rules(run(_stack(governance))) == []
+    assert ssh_rules(default_graph) == []
     (iap,) = ssh_rules(run(_stack(governance, allowIapSsh=True)))
     assert iap["sourceRanges"] == ["35.235.240.0/20"]
 
@@ -249,9 +276,8 @@ def test_a_region_without_the_accelerator_names_region_and_accelerator(run, gove
     assert region in text and "H100" in text
 
 
-def test_an_asked_for_tier_the_network_lacks_is_a_config_error(run, governance):
-    seen = {}
-    run(_stack(governance, seen=seen))
+def test_an_asked_for_tier_the_network_lacks_is_a_config_error(default_build):
+    _, seen = default_build
     with pytest.raises(ConfigError, match="no 'notebook' tier"):
         seen["net"].zones("notebook")
 
@@ -312,8 +338,8 @@ def test_a_workload_identity_supplies_the_firewall_accounts(run, governance):
     ]
 
 
-def test_every_resource_waits_for_compute_and_dns_apis(run, governance):
-    graph = run(_stack(governance, nat=True, proxyOnlySubnet=True))
+def test_every_resource_waits_for_compute_and_dns_apis(nat_graph):
+    graph = nat_graph
     assert missing_api_dependencies(graph) == []
     services = {s.inputs["service"] for s in graph.of_type("gcp:projects/service:Service")}
     assert {"compute.googleapis.com", "dns.googleapis.com"} <= services

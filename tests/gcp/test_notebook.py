@@ -8,7 +8,11 @@ import pytest
 from aistack import gcp
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
 from aistack.errors import ConfigError
-from tests.gcp.conftest import PROJECT
+from tests.gcp.conftest import GOVERNANCE, PROJECT, run_stack
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-notebook")
 
 INSTANCE = "gcp:workbench/instance:Instance"
 DATASET = {
@@ -60,8 +64,16 @@ def instance(run, governance, **kwargs):
     return graph, graph.named("nb-instance")
 
 
-def test_the_notebook_stops_after_an_hour_idle_with_guest_attributes_on(run, governance):
-    _, nb = instance(run, governance)
+@pytest.fixture(scope="module")
+def default_build():
+    """The default notebook's stack and its instance, built once for the module: most tests
+    read only this build."""
+    with shared(run_stack(stack(dict(GOVERNANCE)))) as graph:
+        yield graph, graph.named("nb-instance")
+
+
+def test_the_notebook_stops_after_an_hour_idle_with_guest_attributes_on(default_build):
+    _, nb = default_build
     metadata = nb.inputs["gceSetup"]["metadata"]
     assert metadata["idle-timeout-seconds"] == "3600"
     assert metadata["enable-guest-attributes"] == "true"
@@ -82,8 +94,8 @@ def test_the_bounds_themselves_are_accepted(run, governance):
         assert nb.inputs["gceSetup"]["metadata"]["idle-timeout-seconds"] == seconds
 
 
-def test_no_external_ip_and_the_private_notebook_subnet(run, governance):
-    graph, nb = instance(run, governance)
+def test_no_external_ip_and_the_private_notebook_subnet(default_build):
+    graph, nb = default_build
     setup = nb.inputs["gceSetup"]
     assert setup["disablePublicIp"] is True
     (nic,) = setup["networkInterfaces"]
@@ -92,8 +104,8 @@ def test_no_external_ip_and_the_private_notebook_subnet(run, governance):
     assert nic["network"] == graph.named("net-vpc").outputs["selfLink"]
 
 
-def test_shielded_vm_with_secure_boot_vtpm_and_integrity_monitoring(run, governance):
-    _, nb = instance(run, governance)
+def test_shielded_vm_with_secure_boot_vtpm_and_integrity_monitoring(default_build):
+    _, nb = default_build
     assert nb.inputs["gceSetup"]["shieldedInstanceConfig"] == {
         "enableSecureBoot": True,
         "enableVtpm": True,
@@ -101,8 +113,8 @@ def test_shielded_vm_with_secure_boot_vtpm_and_integrity_monitoring(run, governa
     }
 
 
-def test_root_is_off_and_the_terminal_on_by_default(run, governance):
-    _, nb = instance(run, governance)
+def test_root_is_off_and_the_terminal_on_by_default(run, governance, default_build):
+    _, nb = default_build
     metadata = nb.inputs["gceSetup"]["metadata"]
     assert metadata["notebook-disable-root"] == "true"
     assert metadata["notebook-disable-terminal"] == "false"
@@ -110,14 +122,14 @@ def test_root_is_off_and_the_terminal_on_by_default(run, governance):
     assert locked.inputs["gceSetup"]["metadata"]["notebook-disable-terminal"] == "true"
 
 
-def test_the_proxy_stays_registered_so_users_reach_jupyterlab(run, governance):
-    _, nb = instance(run, governance)
+def test_the_proxy_stays_registered_so_users_reach_jupyterlab(default_build):
+    _, nb = default_build
     assert nb.inputs["disableProxyAccess"] is False
     assert nb.outputs["proxyUri"].endswith("-dot-europe-west4.notebooks.googleusercontent.com")
 
 
-def test_it_runs_as_the_networks_notebook_account_with_read_and_log_writing_only(run, governance):
-    graph, nb = instance(run, governance)
+def test_it_runs_as_the_networks_notebook_account_with_read_and_log_writing_only(default_build):
+    graph, nb = default_build
     email = graph.named("ids-notebook").outputs["email"]
     assert nb.inputs["gceSetup"]["serviceAccounts"] == [{"email": email}]
     member = f"serviceAccount:{email}"
@@ -135,8 +147,8 @@ def test_it_runs_as_the_networks_notebook_account_with_read_and_log_writing_only
     assert read.inputs["bucket"] == graph.named("data-bucket").outputs["name"]
 
 
-def test_the_instance_waits_for_its_grants_and_its_apis(run, governance):
-    graph, nb = instance(run, governance)
+def test_the_instance_waits_for_its_grants_and_its_apis(default_build):
+    graph, nb = default_build
     waits = {graph.by_urn(urn).name for urn in nb.dependencies}
     assert {"nb-log-writer", "data-read-nb", "nb-key-compute-agent"} <= waits
     enabled = {graph.by_urn(u).inputs.get("service") for u in nb.dependencies}
@@ -144,8 +156,8 @@ def test_the_instance_waits_for_its_grants_and_its_apis(run, governance):
     assert missing_api_dependencies(graph) == []
 
 
-def test_disks_are_cmek_encrypted_with_a_key_the_compute_agent_may_use(run, governance):
-    graph, nb = instance(run, governance)
+def test_disks_are_cmek_encrypted_with_a_key_the_compute_agent_may_use(default_build):
+    graph, nb = default_build
     key = graph.named("nb-key").id
     setup = nb.inputs["gceSetup"]
     for disk in (setup["bootDisk"], setup["dataDisks"]):
@@ -164,8 +176,8 @@ def test_google_managed_encryption_is_an_explicit_opt_out(run, governance):
     assert not [r for r in graph.resources if r.name.startswith("nb-key")]
 
 
-def test_the_disks_are_kept_on_destroy_unless_allowed(run, governance):
-    _, nb = instance(run, governance)
+def test_the_disks_are_kept_on_destroy_unless_allowed(run, governance, default_build):
+    _, nb = default_build
     assert nb.inputs["deletionPolicy"] == "PREVENT"
     assert nb.inputs["enableDeletionProtection"] is True
     assert nb.retain_on_delete
@@ -175,8 +187,8 @@ def test_the_disks_are_kept_on_destroy_unless_allowed(run, governance):
     assert not loose.retain_on_delete
 
 
-def test_governance_labels_the_instance(run, governance):
-    _, nb = instance(run, governance)
+def test_governance_labels_the_instance(default_build):
+    _, nb = default_build
     labels = nb.inputs["labels"]
     assert labels["aistack-workload"] == "notebook"
     assert labels["aistack-owner"] == "ml-platform"
@@ -254,8 +266,8 @@ def test_a_single_owner_sets_single_user_access(run, governance):
     assert nb.inputs["instanceOwners"] == ["ana@example.com"]
 
 
-def test_the_simulated_api_answers_in_workbench_formats(run, governance):
-    _, nb = instance(run, governance)
+def test_the_simulated_api_answers_in_workbench_formats(default_build):
+    _, nb = default_build
     assert nb.id == f"projects/{PROJECT}/locations/europe-west4-a/instances/nb"
     assert nb.outputs["name"] == "nb"
     assert nb.outputs["gceSetup"]["serviceAccounts"][0]["scopes"] == [

@@ -16,6 +16,11 @@ import pytest
 
 from aistack import gcp
 from aistack.engine.gcp_cloud import missing_api_dependencies
+from tests.gcp.conftest import GOVERNANCE, run_stack
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-simulation_contract")
 
 PROJECT = "team-ml-prod"
 
@@ -96,8 +101,18 @@ def _every_component(governance, allow_destroy=False):
     return program
 
 
-def test_every_retained_resource_prevents_its_deletion_where_pulumi_gcp_allows(run, governance):
-    graph = run(_every_component(governance))
+@pytest.fixture(scope="module")
+def every_component():
+    """allow_destroy -> every component's stack with that choice, each built once for the
+    module (shared)."""
+    kept = run_stack(_every_component(dict(GOVERNANCE)))
+    loose = run_stack(_every_component(dict(GOVERNANCE), allow_destroy=True))
+    with shared(kept), shared(loose):
+        yield {False: kept, True: loose}
+
+
+def test_every_retained_resource_prevents_its_deletion_where_pulumi_gcp_allows(every_component):
+    graph = every_component[False]
     retained = [r for r in graph.resources if r.type.startswith("gcp:") and r.retain_on_delete]
     assert retained
     for resource in retained:
@@ -105,14 +120,14 @@ def test_every_retained_resource_prevents_its_deletion_where_pulumi_gcp_allows(r
             assert resource.inputs.get("deletionPolicy") == "PREVENT", resource.name
 
 
-def test_allowing_destroy_lets_the_provider_delete(run, governance):
-    graph = run(_every_component(governance, allow_destroy=True))
+def test_allowing_destroy_lets_the_provider_delete(every_component):
+    graph = every_component[True]
     for resource in graph.resources:
         if resource.type.startswith("gcp:") and _takes_deletion_policy(resource.type):
             assert resource.outputs.get("deletionPolicy") == "DELETE", resource.name
 
 
 @pytest.mark.parametrize("allow_destroy", [False, True])
-def test_every_gcp_resource_waits_for_the_service_enabling_its_api(run, governance, allow_destroy):
-    graph = run(_every_component(governance, allow_destroy))
+def test_every_gcp_resource_waits_for_the_service_enabling_its_api(every_component, allow_destroy):
+    graph = every_component[allow_destroy]
     assert missing_api_dependencies(graph) == []

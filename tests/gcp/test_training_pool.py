@@ -14,7 +14,12 @@ import pytest
 from aistack import gcp
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
 from aistack.errors import ConfigError
+from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.gcp.test_network import ACCOUNTS, TRAINER
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("gcp-training_pool")
 
 PROJECT = "team-ml-prod"
 TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
@@ -86,6 +91,20 @@ def stack(governance, seen=None, bucket_region="europe-west4", network=None, **o
     return program
 
 
+@pytest.fixture(scope="module")
+def default_build():
+    """The default Spot pool, its component and its submit command, built once for the
+    module: most tests read only this build."""
+    seen: dict = {}
+    with shared(run_stack(stack(dict(GOVERNANCE), seen))) as graph:
+        yield graph, seen
+
+
+@pytest.fixture
+def default_graph(default_build):
+    return default_build[0]
+
+
 def template(graph):
     return graph.named("train-template").inputs
 
@@ -98,8 +117,8 @@ def unpack(startup_script: str) -> dict[str, str]:
         return {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers()}
 
 
-def test_spot_vms_are_deleted_on_preemption_and_stop_for_host_maintenance(run, governance):
-    scheduling = template(run(stack(governance)))["scheduling"]
+def test_spot_vms_are_deleted_on_preemption_and_stop_for_host_maintenance(default_graph):
+    scheduling = template(default_graph)["scheduling"]
     assert scheduling == {
         "provisioningModel": "SPOT",
         "preemptible": True,
@@ -118,8 +137,8 @@ def test_on_demand_vms_restart_but_still_stop_for_maintenance_and_end_at_the_lim
     assert scheduling["maxRunDuration"] == {"seconds": 43200}
 
 
-def test_gpus_come_with_the_machine_type_and_are_not_declared(run, governance):
-    inputs = template(run(stack(governance)))
+def test_gpus_come_with_the_machine_type_and_are_not_declared(default_graph):
+    inputs = template(default_graph)
     assert inputs["machineType"] == "g2-standard-8"
     assert not inputs.get("guestAccelerators")
 
@@ -148,8 +167,8 @@ def test_a_wrong_local_ssd_count_is_refused(run, governance):
         run(stack(governance, machineType="a3-highgpu-8g", localSsds=4))
 
 
-def test_the_vm_is_shielded_private_os_login_only_and_runs_as_the_training_account(run, governance):
-    inputs = template(run(stack(governance)))
+def test_the_vm_is_shielded_private_os_login_only_and_runs_as_the_training_account(default_graph):
+    inputs = template(default_graph)
     assert inputs["shieldedInstanceConfig"] == {
         "enableSecureBoot": True,
         "enableVtpm": True,
@@ -162,8 +181,8 @@ def test_the_vm_is_shielded_private_os_login_only_and_runs_as_the_training_accou
     assert inputs["serviceAccount"]["email"] == TRAINER
 
 
-def test_the_startup_script_is_the_gcp_node_bootstrap_wired_to_the_group(run, governance):
-    metadata = template(run(stack(governance)))["metadata"]
+def test_the_startup_script_is_the_gcp_node_bootstrap_wired_to_the_group(default_graph):
+    metadata = template(default_graph)["metadata"]
     script = metadata["startup-script"]
     env = re.search(r"<<'AISTACK_ENV'\n(.*?)AISTACK_ENV\n", script, re.S).group(1)
     assert "AISTACK_CLOUD=gcp\n" in env and "AISTACK_SCHEDULER=mig\n" in env
@@ -178,8 +197,8 @@ def test_the_startup_script_is_the_gcp_node_bootstrap_wired_to_the_group(run, go
     assert metadata["aistack-image"] == IMAGE
 
 
-def test_the_group_starts_empty_autoheals_and_keeps_a_running_size(run, governance):
-    graph = run(stack(governance))
+def test_the_group_starts_empty_autoheals_and_keeps_a_running_size(default_graph):
+    graph = default_graph
     group = graph.named("train-mig")
     assert group.inputs["targetSize"] == 0
     assert group.inputs["name"] == "train-mig"
@@ -218,8 +237,8 @@ def test_without_a_health_check_rule_on_the_network_the_pool_is_refused(run, gov
         run(stack(governance, network={"trainingHealthCheckPort": None}))
 
 
-def test_the_vm_may_delete_only_itself_through_its_group(run, governance):
-    graph = run(stack(governance))
+def test_the_vm_may_delete_only_itself_through_its_group(default_graph):
+    graph = default_graph
     role = graph.named("train-watchdog")
     assert role.inputs["permissions"] == [
         "compute.instanceGroupManagers.get",
@@ -255,8 +274,8 @@ def test_an_image_by_tag_and_a_family_boot_image_are_refused(run, governance):
     assert "train.image" in str(error.value) and "train.sourceImage" in str(error.value)
 
 
-def test_alerts_on_gpu_starvation_and_idle_gpus_read_the_ops_agent_metric(run, governance):
-    graph = run(stack(governance))
+def test_alerts_on_gpu_starvation_and_idle_gpus_read_the_ops_agent_metric(default_graph):
+    graph = default_graph
     starvation = graph.named("train-gpu-starvation").inputs
     idle = graph.named("train-gpu-idle").inputs
     for policy in (starvation, idle):
@@ -273,8 +292,8 @@ def test_alerts_on_gpu_starvation_and_idle_gpus_read_the_ops_agent_metric(run, g
     assert idle_threshold["thresholdValue"] == 5 and idle_threshold["duration"] == "2700s"
 
 
-def test_logs_go_to_a_regional_bucket_with_a_retention(run, governance):
-    graph = run(stack(governance))
+def test_logs_go_to_a_regional_bucket_with_a_retention(default_graph):
+    graph = default_graph
     bucket = graph.named("train-logs").inputs
     assert bucket["location"] == "europe-west4" and bucket["retentionDays"] == 90
     sink = graph.named("train-log-sink").inputs
@@ -284,9 +303,8 @@ def test_logs_go_to_a_regional_bucket_with_a_retention(run, governance):
     assert "train-mig-" in sink["filter"] and sink["uniqueWriterIdentity"] is True
 
 
-def test_the_submit_command_records_the_run_manifest_and_creates_one_vm(run, governance):
-    seen: dict = {}
-    run(stack(governance, seen))
+def test_the_submit_command_records_the_run_manifest_and_creates_one_vm(default_build):
+    _, seen = default_build
     command = seen["submit"]
     assert "gcloud compute instance-groups managed create-instance train-mig" in command
     assert "--region=europe-west4" in command
@@ -296,16 +314,15 @@ def test_the_submit_command_records_the_run_manifest_and_creates_one_vm(run, gov
     assert "/$RUN_ID/manifest.json" in command and IMAGE in command
 
 
-def test_quota_needs_report_the_pools_maximum(run, governance):
-    seen: dict = {}
-    run(stack(governance, seen))
+def test_quota_needs_report_the_pools_maximum(default_build):
+    _, seen = default_build
     (need,) = seen["pool"].quota_needs()
     assert (need.region, need.max_nodes, need.market) == ("europe-west4", 4, "spot")
     assert need.machine_types == ("g2-standard-8",)
 
 
-def test_every_resource_waits_for_the_apis_it_calls(run, governance):
-    assert missing_api_dependencies(run(stack(governance))) == []
+def test_every_resource_waits_for_the_apis_it_calls(default_graph):
+    assert missing_api_dependencies(default_graph) == []
 
 
 def test_the_simulated_compute_api_refuses_what_compute_engine_refuses(run):

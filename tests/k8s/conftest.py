@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from aistack import engine
@@ -16,6 +18,27 @@ GOVERNANCE = {
 
 GSA = "trainer@team-ml-prod.iam.gserviceaccount.com"
 ROLE_ARN = "arn:aws:iam::123456789012:role/aistack/ml-trainer"
+
+
+@functools.cache
+def _schema_contents_once():
+    """kubernetes-validate's schema_contents, memoised: built once per process."""
+    from kubernetes_validate import utils
+
+    return functools.cache(utils.schema_contents)
+
+
+@pytest.fixture(autouse=True)
+def _kubernetes_schemas_read_once(monkeypatch):
+    """kubernetes-validate reads and parses the kind's schema file and its version's 1.3 MB
+    `_definitions.json` again on every `validate()` call (utils.schema_contents): 10-30 ms a
+    document, most of a module's validation time. The files are read-only package data, so
+    each is parsed once per process here and the parsed schema reused; the validation itself
+    (its Draft 2020-12 validator over the same schema and definitions) is kubernetes-validate's
+    own, unchanged. A missing file still raises every time (exceptions are not cached)."""
+    from kubernetes_validate import utils
+
+    monkeypatch.setattr(utils, "schema_contents", _schema_contents_once())
 
 
 @pytest.fixture

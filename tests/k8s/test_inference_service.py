@@ -29,6 +29,10 @@ from aistack.k8s.inference_service import rollback_command
 from aistack.queries.k8s import builtin_manifests, custom_manifests, manifest
 from aistack.scan.crd_schemas import validate_custom_resource
 from tests.k8s.conftest import GOVERNANCE
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("k8s-inference_service")
 
 DIGEST = "sha256:" + "cd" * 32
 IMAGE = f"europe-west4-docker.pkg.dev/team-ml/serve/vllm-openai@{DIGEST}"
@@ -91,7 +95,8 @@ def _by_name(graph, kind):
 
 @pytest.fixture(scope="module")
 def graph():
-    return _graph()
+    with shared(_graph()) as built:
+        yield built
 
 
 # ---- the real validators -------------------------------------------------------------------
@@ -106,8 +111,9 @@ def graph():
     ],
     ids=["keda-prometheus-operator", "hpa", "triton-gke-managed"],
 )
-def test_every_object_is_valid_for_kubernetes_and_its_crd(overrides):
-    graph = _graph(**overrides)
+def test_every_object_is_valid_for_kubernetes_and_its_crd(overrides, request):
+    # The defaults are the module's graph: built once, not again for this case.
+    graph = _graph(**overrides) if overrides else request.getfixturevalue("graph")
     builtins = builtin_manifests(graph)
     kinds = {m["kind"] for _, m in builtins}
     assert {"Deployment", "Service", "ConfigMap", "PodDisruptionBudget", "NetworkPolicy"} <= kinds

@@ -10,6 +10,8 @@ from aistack.cli import app
 from aistack.engine.gcp_cloud import missing_api_dependencies, project_number
 
 PROJECT = Path(__file__).resolve().parents[1]
+# The module on one pytest-xdist worker: its module-scoped preview of the stack runs once.
+pytestmark = pytest.mark.xdist_group("stacks-gcp-guardrails")
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,8 @@ import pytest
 from aistack import engine, policy
 
 PROJECT = Path(__file__).resolve().parents[1]
+# The module on one pytest-xdist worker: its module-scoped preview of the stack runs once.
+pytestmark = pytest.mark.xdist_group("stacks-gcp-training")
 REGION = "europe-west4"
 
 

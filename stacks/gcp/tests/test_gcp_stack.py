@@ -20,6 +20,8 @@ from aistack.gcp._inference_node import unpack_startup_script
 from aistack.gcp.network import NetworkArgs
 
 PROJECT = Path(__file__).resolve().parents[1]
+# The module on one pytest-xdist worker: its module-scoped preview of the stack runs once.
+pytestmark = pytest.mark.xdist_group("stacks-gcp")
 REGION = "europe-west4"
 ACCOUNT = "ml-platform-{}@team-ml-prod.iam.gserviceaccount.com"
 URL_MAP = "gcp:compute/regionUrlMap:RegionUrlMap"

@@ -15,6 +15,8 @@ from aistack.engine import runner
 from aistack.errors import ConfigError
 
 PROJECT = Path(__file__).resolve().parents[1]
+# The module on one pytest-xdist worker: its module-scoped preview of the stack runs once.
+pytestmark = pytest.mark.xdist_group("stacks-kubernetes-eks")
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
 CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"

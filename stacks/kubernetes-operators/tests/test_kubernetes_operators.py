@@ -17,6 +17,8 @@ from aistack.k8s.gpu_monitoring import EXPORTERS, PINNED
 from aistack.k8s.training_queue import KUEUE_VERSION
 
 PROJECT = Path(__file__).resolve().parents[1]
+# The module on one pytest-xdist worker: its module-scoped preview of the stack runs once.
+pytestmark = pytest.mark.xdist_group("stacks-kubernetes-operators")
 CRDS = Path(__file__).resolve().parents[3] / "aistack" / "scan" / "data" / "crds"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 

@@ -10,6 +10,8 @@ from aistack import engine, policy
 from aistack.queries.k8s import job_templates
 
 PROJECT = Path(__file__).resolve().parents[1]
+# The module on one pytest-xdist worker: its module-scoped preview of the stack runs once.
+pytestmark = pytest.mark.xdist_group("stacks-kubernetes")
 CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 
 

@@ -2,8 +2,14 @@
 local SSD caches (D3), node lifetime (T5), NetworkPolicy enforcement (S1)."""
 
 import pulumi_gcp as gcp
+import pytest
 
 from aistack import gcp as aistack_gcp
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_gke_rules")
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
 PROJECT = "team-ml-prod"
@@ -30,6 +36,13 @@ def _components():
     )
 
 
+@pytest.fixture(scope="module")
+def components_graph():
+    """The components' stack, built once for the module's compliant tests."""
+    with shared(build(_components, **CONFIG)) as graph:
+        yield graph
+
+
 def _legacy_pool(**node_config):
     """A GPU pool as teams often write it: fixed size, default account, GCE metadata."""
     gcp.container.NodePool(
@@ -41,8 +54,8 @@ def _legacy_pool(**node_config):
     )
 
 
-def test_c5_the_components_gpu_pool_scales_to_zero(verdicts):
-    assert verdicts("AIS-C5-07", _components, **CONFIG) == {"l4-pool": "compliant"}
+def test_c5_the_components_gpu_pool_scales_to_zero(components_graph):
+    assert verdicts_of("AIS-C5-07", components_graph) == {"l4-pool": "compliant"}
 
 
 def test_c5_a_fixed_size_or_a_nonzero_minimum_gpu_pool_fails(verdicts):
@@ -71,8 +84,8 @@ def test_c5_a_fixed_size_or_a_nonzero_minimum_gpu_pool_fails(verdicts):
     }
 
 
-def test_c6_the_components_nodes_use_the_gke_metadata_server_and_their_account(verdicts):
-    assert verdicts("AIS-C6-14", _components, **CONFIG) == {
+def test_c6_the_components_nodes_use_the_gke_metadata_server_and_their_account(components_graph):
+    assert verdicts_of("AIS-C6-14", components_graph) == {
         "train-cluster": "compliant",
         "train-system": "compliant",
         "l4-pool": "compliant",
@@ -107,8 +120,8 @@ def test_c6_the_gce_metadata_server_or_the_default_account_fails(verdicts):
     }
 
 
-def test_c6_the_components_cluster_enables_workload_identity(verdicts):
-    assert verdicts("AIS-C6-15", _components, **CONFIG) == {"train-cluster": "compliant"}
+def test_c6_the_components_cluster_enables_workload_identity(components_graph):
+    assert verdicts_of("AIS-C6-15", components_graph) == {"train-cluster": "compliant"}
 
 
 def test_c6_a_cluster_without_workload_identity_fails(verdicts):
@@ -118,8 +131,8 @@ def test_c6_a_cluster_without_workload_identity_fails(verdicts):
     assert verdicts("AIS-C6-15", program, **CONFIG) == {"legacy": "non-compliant"}
 
 
-def test_d3_the_components_gpu_pool_caches_on_local_ssd(verdicts):
-    assert verdicts("AIS-D3-04", _components, **CONFIG) == {"l4-pool": "compliant"}
+def test_d3_the_components_gpu_pool_caches_on_local_ssd(components_graph):
+    assert verdicts_of("AIS-D3-04", components_graph) == {"l4-pool": "compliant"}
 
 
 def test_d3_a_gpu_pool_on_the_boot_disk_or_hostpath_ssds_fails(verdicts):
@@ -136,8 +149,8 @@ def test_d3_a_gpu_pool_on_the_boot_disk_or_hostpath_ssds_fails(verdicts):
     }
 
 
-def test_t5_the_components_gpu_nodes_have_a_maximum_lifetime(verdicts):
-    assert verdicts("AIS-T5-03", _components, **CONFIG) == {"l4-pool": "compliant"}
+def test_t5_the_components_gpu_nodes_have_a_maximum_lifetime(components_graph):
+    assert verdicts_of("AIS-T5-03", components_graph) == {"l4-pool": "compliant"}
 
 
 def test_t5_a_gpu_pool_without_max_run_duration_fails(verdicts):
@@ -153,8 +166,8 @@ def test_t5_a_gpu_pool_without_max_run_duration_fails(verdicts):
     }
 
 
-def test_s1_the_components_cluster_enforces_network_policy(verdicts):
-    assert verdicts("AIS-S1-06", _components, **CONFIG) == {"train-cluster": "compliant"}
+def test_s1_the_components_cluster_enforces_network_policy(components_graph):
+    assert verdicts_of("AIS-S1-06", components_graph) == {"train-cluster": "compliant"}
 
 
 def test_s1_a_cluster_without_an_enforcing_dataplane_fails_and_calico_passes(verdicts):
@@ -173,8 +186,8 @@ def test_s1_a_cluster_without_an_enforcing_dataplane_fails_and_calico_passes(ver
     }
 
 
-def test_c4_the_cluster_and_its_pools_declare_residency_in_their_resource_labels(verdicts):
-    assert verdicts("AIS-C4-02", _components, **CONFIG) == {
+def test_c4_the_cluster_and_its_pools_declare_residency_in_their_resource_labels(components_graph):
+    assert verdicts_of("AIS-C4-02", components_graph) == {
         "train-cluster": "compliant",
         "train-system": "compliant",
         "l4-pool": "compliant",
@@ -193,8 +206,8 @@ def test_c4_a_cluster_without_residency_labels_fails(verdicts):
 # ---- T6: the cluster's logs kept in its region -------------------------------------------
 
 
-def test_t6_04_the_cluster_s_logs_go_to_a_regional_bucket_that_keeps_them(verdicts):
-    assert verdicts("AIS-T6-04", _components, **CONFIG) == {"train-cluster": "compliant"}
+def test_t6_04_the_cluster_s_logs_go_to_a_regional_bucket_that_keeps_them(components_graph):
+    assert verdicts_of("AIS-T6-04", components_graph) == {"train-cluster": "compliant"}
 
 
 def test_t6_04_a_cluster_whose_logs_stay_in_default_or_a_short_global_bucket_fails(verdicts):

@@ -5,10 +5,16 @@ pinned dataset versions (D4). Each: the component's stack complies, a hand-writt
 that misses the point fails."""
 
 import pulumi_gcp as gcp
+import pytest
 
 from aistack.node import render_startup_script
 from tests.gcp.conftest import GOVERNANCE
 from tests.gcp.test_training_pool import PROJECT, stack
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_mig_rules")
 
 CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
 SUBNET = f"projects/{PROJECT}/regions/europe-west4/subnetworks/train"
@@ -55,6 +61,20 @@ def hand_written(startup_script=None, **template):
     return program
 
 
+@pytest.fixture(scope="module")
+def components_graph():
+    """The component's stack, built once for the module's compliant tests."""
+    with shared(build(components, **CONFIG)) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def legacy_graph():
+    """The hand-written template and group as is, built once for the tests that judge it."""
+    with shared(build(hand_written(), **CONFIG)) as graph:
+        yield graph
+
+
 def legacy_script(**overrides):
     return render_startup_script(
         {
@@ -68,12 +88,12 @@ def legacy_script(**overrides):
     )
 
 
-def test_t1_the_pool_flushes_and_deletes_a_preempted_vm(verdicts):
-    assert verdicts("AIS-T1-04", components, **CONFIG) == {"train-template": "compliant"}
+def test_t1_the_pool_flushes_and_deletes_a_preempted_vm(components_graph):
+    assert verdicts_of("AIS-T1-04", components_graph) == {"train-template": "compliant"}
 
 
-def test_t1_a_spot_template_that_stops_or_never_flushes_fails(verdicts):
-    assert verdicts("AIS-T1-04", hand_written(), **CONFIG) == {"legacy-template": "non-compliant"}
+def test_t1_a_spot_template_that_stops_or_never_flushes_fails(verdicts, legacy_graph):
+    assert verdicts_of("AIS-T1-04", legacy_graph) == {"legacy-template": "non-compliant"}
     deleting = hand_written(
         scheduling={"provisioning_model": "SPOT", "preemptible": True,
                     "automatic_restart": False, "on_host_maintenance": "TERMINATE",
@@ -82,54 +102,54 @@ def test_t1_a_spot_template_that_stops_or_never_flushes_fails(verdicts):
     assert verdicts("AIS-T1-04", deleting, **CONFIG) == {"legacy-template": "non-compliant"}
 
 
-def test_t5_the_pools_vms_have_a_max_run_duration(verdicts):
-    assert verdicts("AIS-T5-04", components, **CONFIG) == {"train-template": "compliant"}
+def test_t5_the_pools_vms_have_a_max_run_duration(components_graph):
+    assert verdicts_of("AIS-T5-04", components_graph) == {"train-template": "compliant"}
 
 
-def test_t5_a_gpu_template_without_one_fails(verdicts):
-    assert verdicts("AIS-T5-04", hand_written(), **CONFIG) == {"legacy-template": "non-compliant"}
+def test_t5_a_gpu_template_without_one_fails(legacy_graph):
+    assert verdicts_of("AIS-T5-04", legacy_graph) == {"legacy-template": "non-compliant"}
 
 
-def test_d3_the_pool_attaches_local_ssds(verdicts):
-    assert verdicts("AIS-D3-05", components, **CONFIG) == {"train-template": "compliant"}
+def test_d3_the_pool_attaches_local_ssds(components_graph):
+    assert verdicts_of("AIS-D3-05", components_graph) == {"train-template": "compliant"}
 
 
-def test_d3_a_gpu_template_without_local_ssd_fails(verdicts):
-    assert verdicts("AIS-D3-05", hand_written(), **CONFIG) == {"legacy-template": "non-compliant"}
+def test_d3_a_gpu_template_without_local_ssd_fails(legacy_graph):
+    assert verdicts_of("AIS-D3-05", legacy_graph) == {"legacy-template": "non-compliant"}
 
 
-def test_c5_the_pools_group_starts_empty(verdicts):
-    assert verdicts("AIS-C5-09", components, **CONFIG) == {"train-mig": "compliant"}
+def test_c5_the_pools_group_starts_empty(components_graph):
+    assert verdicts_of("AIS-C5-09", components_graph) == {"train-mig": "compliant"}
 
 
-def test_c5_a_gpu_group_of_two_fails(verdicts):
-    assert verdicts("AIS-C5-09", hand_written(), **CONFIG) == {"legacy-mig": "non-compliant"}
+def test_c5_a_gpu_group_of_two_fails(legacy_graph):
+    assert verdicts_of("AIS-C5-09", legacy_graph) == {"legacy-mig": "non-compliant"}
 
 
-def test_c5_the_pools_idle_vms_delete_through_their_group(verdicts):
-    assert verdicts("AIS-C5-10", components, **CONFIG) == {"train-mig": "compliant"}
+def test_c5_the_pools_idle_vms_delete_through_their_group(components_graph):
+    assert verdicts_of("AIS-C5-10", components_graph) == {"train-mig": "compliant"}
 
 
-def test_c5_no_watchdog_or_one_aimed_at_another_group_fails(verdicts):
-    assert verdicts("AIS-C5-10", hand_written(), **CONFIG) == {"legacy-mig": "non-compliant"}
+def test_c5_no_watchdog_or_one_aimed_at_another_group_fails(verdicts, legacy_graph):
+    assert verdicts_of("AIS-C5-10", legacy_graph) == {"legacy-mig": "non-compliant"}
     other = hand_written(startup_script=legacy_script())
     assert verdicts("AIS-C5-10", other, **CONFIG) == {"legacy-mig": "non-compliant"}
 
 
-def test_t3_the_pool_alerts_on_gpu_starvation(verdicts):
-    assert verdicts("AIS-T3-03", components, **CONFIG) == {"train-mig": "compliant"}
+def test_t3_the_pool_alerts_on_gpu_starvation(components_graph):
+    assert verdicts_of("AIS-T3-03", components_graph) == {"train-mig": "compliant"}
 
 
-def test_t3_a_gpu_group_without_an_alert_fails(verdicts):
-    assert verdicts("AIS-T3-03", hand_written(), **CONFIG) == {"legacy-mig": "non-compliant"}
+def test_t3_a_gpu_group_without_an_alert_fails(legacy_graph):
+    assert verdicts_of("AIS-T3-03", legacy_graph) == {"legacy-mig": "non-compliant"}
 
 
-def test_t6_the_pools_logs_stay_in_a_regional_bucket(verdicts):
-    assert verdicts("AIS-T6-03", components, **CONFIG) == {"train-mig": "compliant"}
+def test_t6_the_pools_logs_stay_in_a_regional_bucket(components_graph):
+    assert verdicts_of("AIS-T6-03", components_graph) == {"train-mig": "compliant"}
 
 
-def test_t6_no_sink_or_a_short_global_bucket_fails(verdicts):
-    assert verdicts("AIS-T6-03", hand_written(), **CONFIG) == {"legacy-mig": "non-compliant"}
+def test_t6_no_sink_or_a_short_global_bucket_fails(verdicts, legacy_graph):
+    assert verdicts_of("AIS-T6-03", legacy_graph) == {"legacy-mig": "non-compliant"}
 
     def short():
         hand_written()()
@@ -141,16 +161,16 @@ def test_t6_no_sink_or_a_short_global_bucket_fails(verdicts):
     assert verdicts("AIS-T6-03", short, **CONFIG) == {"legacy-mig": "non-compliant"}
 
 
-def test_c6_the_pools_vms_use_their_account_and_os_login(verdicts):
-    assert verdicts("AIS-C6-17", components, **CONFIG) == {"train-template": "compliant"}
+def test_c6_the_pools_vms_use_their_account_and_os_login(components_graph):
+    assert verdicts_of("AIS-C6-17", components_graph) == {"train-template": "compliant"}
 
 
-def test_c6_the_default_account_and_project_ssh_keys_fail(verdicts):
-    assert verdicts("AIS-C6-17", hand_written(), **CONFIG) == {"legacy-template": "non-compliant"}
+def test_c6_the_default_account_and_project_ssh_keys_fail(legacy_graph):
+    assert verdicts_of("AIS-C6-17", legacy_graph) == {"legacy-template": "non-compliant"}
 
 
-def test_d2_the_pool_syncs_from_its_region(verdicts):
-    assert verdicts("AIS-D2-03", components, **CONFIG) == {"train-template": "compliant"}
+def test_d2_the_pool_syncs_from_its_region(components_graph):
+    assert verdicts_of("AIS-D2-03", components_graph) == {"train-template": "compliant"}
 
 
 def test_d2_vms_syncing_from_a_bucket_elsewhere_fail(verdicts):
@@ -158,8 +178,8 @@ def test_d2_vms_syncing_from_a_bucket_elsewhere_fail(verdicts):
     assert verdicts("AIS-D2-03", program, **CONFIG) == {"legacy-template": "non-compliant"}
 
 
-def test_d4_the_pool_pins_the_dataset_version(verdicts):
-    assert verdicts("AIS-D4-03", components, **CONFIG) == {"train-template": "compliant"}
+def test_d4_the_pool_pins_the_dataset_version(components_graph):
+    assert verdicts_of("AIS-D4-03", components_graph) == {"train-template": "compliant"}
 
 
 def test_d4_an_unpinned_version_fails(verdicts):

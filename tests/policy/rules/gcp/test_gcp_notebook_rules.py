@@ -5,6 +5,11 @@ import pulumi_gcp as gcp
 import pytest
 
 from aistack import gcp as aistack_gcp
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_notebook_rules")
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4", "us-central1"]}
 PROJECT = "team-ml-prod"
@@ -36,6 +41,13 @@ def _components():
     aistack_gcp.Notebook("nb", {"governance": GOVERNANCE}, services=apis, network=net, bucket=data)
 
 
+@pytest.fixture(scope="module")
+def components_graph():
+    """The components' stack, built once for the module's compliant tests."""
+    with shared(build(_components, **CONFIG)) as graph:
+        yield graph
+
+
 def _workbench(name, *, metadata=None, location="europe-west4-a", **setup):
     gcp.workbench.Instance(
         name,
@@ -48,8 +60,8 @@ def _workbench(name, *, metadata=None, location="europe-west4-a", **setup):
 # ---- C5: idle shutdown ------------------------------------------------------------------
 
 
-def test_c5_the_components_notebook_stops_after_an_hour_idle(verdicts):
-    assert verdicts("AIS-C5-08", _components, **CONFIG) == {"nb-instance": "compliant"}
+def test_c5_the_components_notebook_stops_after_an_hour_idle(components_graph):
+    assert verdicts_of("AIS-C5-08", components_graph) == {"nb-instance": "compliant"}
 
 
 def test_c5_unset_off_bounds_and_long_idle_timeouts_fail(verdicts):
@@ -79,8 +91,8 @@ def test_c5_timeouts_workbench_does_not_offer_fail(verdicts, seconds):
 # ---- S1: no external IP ------------------------------------------------------------------
 
 
-def test_s1_the_components_notebook_has_no_external_ip(verdicts):
-    assert verdicts("AIS-S1-10", _components, **CONFIG) == {"nb-instance": "compliant"}
+def test_s1_the_components_notebook_has_no_external_ip(components_graph):
+    assert verdicts_of("AIS-S1-10", components_graph) == {"nb-instance": "compliant"}
 
 
 def test_s1_a_notebook_without_disable_public_ip_or_with_an_access_config_fails(verdicts):
@@ -103,8 +115,8 @@ def test_s1_a_notebook_without_disable_public_ip_or_with_an_access_config_fails(
 # ---- C6: an account of its own -----------------------------------------------------------
 
 
-def test_c6_the_components_notebook_runs_as_its_own_account(verdicts):
-    assert verdicts("AIS-C6-16", _components, **CONFIG) == {"nb-instance": "compliant"}
+def test_c6_the_components_notebook_runs_as_its_own_account(components_graph):
+    assert verdicts_of("AIS-C6-16", components_graph) == {"nb-instance": "compliant"}
 
 
 def test_c6_default_unset_or_shared_accounts_fail(verdicts):
@@ -131,8 +143,8 @@ def test_c6_default_unset_or_shared_accounts_fail(verdicts):
 # ---- D2: data in the notebook's region ---------------------------------------------------
 
 
-def test_d2_the_components_notebook_reads_its_own_regions_bucket(verdicts):
-    assert verdicts("AIS-D2-02", _components, **CONFIG) == {"nb-instance": "compliant"}
+def test_d2_the_components_notebook_reads_its_own_regions_bucket(components_graph):
+    assert verdicts_of("AIS-D2-02", components_graph) == {"nb-instance": "compliant"}
 
 
 def test_d2_a_notebook_granted_a_bucket_in_another_region_fails(verdicts):
@@ -168,8 +180,8 @@ def test_d2_a_notebook_reading_only_its_regions_bucket_passes(verdicts):
 # ---- C4: the notebook's disks stay in the allowed regions --------------------------------
 
 
-def test_c4_the_components_notebook_sits_in_an_allowed_regions_zone(verdicts):
-    found = verdicts("AIS-C4-02", _components, **CONFIG)
+def test_c4_the_components_notebook_sits_in_an_allowed_regions_zone(components_graph):
+    found = verdicts_of("AIS-C4-02", components_graph)
     assert found["nb-instance"] == "compliant"
 
 

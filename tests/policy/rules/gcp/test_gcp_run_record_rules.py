@@ -11,6 +11,11 @@ import pytest
 from aistack.node import render_startup_script
 from tests.gcp.conftest import GOVERNANCE
 from tests.gcp.test_training_pool import PROJECT, stack
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_run_record_rules")
 
 CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
 SUBNET = f"projects/{PROJECT}/regions/europe-west4/subnetworks/train"
@@ -86,16 +91,30 @@ def no_training_group():
     gcp.storage.Bucket("raw", location="europe-west4")
 
 
+@pytest.fixture(scope="module")
+def components_graph():
+    """The pool's stack, built once for the module's compliant tests."""
+    with shared(build(components, **CONFIG)) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def no_training_group_graph():
+    """A stack without a training group, built once for the cases it concerns."""
+    with shared(build(no_training_group, **CONFIG)) as graph:
+        yield graph
+
+
 @pytest.mark.parametrize(("rule", "verdict"), [("AIS-E3-02", "compliant"),
                                                ("AIS-E4-02", "compliant"),
                                                ("AIS-T2-03", "compliant")])  # fmt: skip
-def test_the_pools_group_records_its_runs_and_resumes(verdicts, rule, verdict):
-    assert verdicts(rule, components, **CONFIG) == {"train-mig": verdict}
+def test_the_pools_group_records_its_runs_and_resumes(rule, verdict, components_graph):
+    assert verdicts_of(rule, components_graph) == {"train-mig": verdict}
 
 
 @pytest.mark.parametrize("rule", ["AIS-E3-02", "AIS-E4-02", "AIS-E5-02", "AIS-T2-03"])
-def test_a_stack_without_a_training_group_is_not_concerned(verdicts, rule):
-    assert verdicts(rule, no_training_group, **CONFIG) == {"": "not-applicable"}
+def test_a_stack_without_a_training_group_is_not_concerned(rule, no_training_group_graph):
+    assert verdicts_of(rule, no_training_group_graph) == {"": "not-applicable"}
 
 
 # ---- E3 -----------------------------------------------------------------------------------
@@ -125,8 +144,8 @@ def test_e4_a_run_without_commit_or_config_hash_fails(verdicts, command):
 # ---- E5 -----------------------------------------------------------------------------------
 
 
-def test_e5_the_pool_checkpoints_to_its_versioned_bucket_beside_the_manifest(verdicts):
-    assert verdicts("AIS-E5-02", components, **CONFIG) == {"train-template": "compliant"}
+def test_e5_the_pool_checkpoints_to_its_versioned_bucket_beside_the_manifest(components_graph):
+    assert verdicts_of("AIS-E5-02", components_graph) == {"train-template": "compliant"}
 
 
 def test_e5_a_hand_written_group_with_bucket_and_manifest_complies(verdicts):

@@ -15,6 +15,11 @@ from aistack import engine
 from aistack.gcp._inference_node import unpack_startup_script
 from tests.gcp.conftest import GOVERNANCE
 from tests.gcp.test_inference_tier import PROJECT, stack
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_serving_node_rules")
 
 CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
 SUBNET = f"projects/{PROJECT}/regions/europe-west4/subnetworks/inference"
@@ -80,14 +85,28 @@ def training_only():
     )
 
 
-@pytest.mark.parametrize("rule", ["AIS-S2-03", "AIS-S4-03", "AIS-G5-03"])
-def test_the_tiers_templates_comply(verdicts, rule):
-    assert verdicts(rule, components(), **CONFIG) == TEMPLATES
+@pytest.fixture(scope="module")
+def components_graph():
+    """The tier's stack, built once for the module's compliant cases."""
+    with shared(build(components(), **CONFIG)) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def training_only_graph():
+    """A stack without serving templates, built once for the cases it concerns."""
+    with shared(build(training_only, **CONFIG)) as graph:
+        yield graph
 
 
 @pytest.mark.parametrize("rule", ["AIS-S2-03", "AIS-S4-03", "AIS-G5-03"])
-def test_a_stack_without_serving_templates_is_not_concerned(verdicts, rule):
-    assert verdicts(rule, training_only, **CONFIG) == {"": "not-applicable"}
+def test_the_tiers_templates_comply(rule, components_graph):
+    assert verdicts_of(rule, components_graph) == TEMPLATES
+
+
+@pytest.mark.parametrize("rule", ["AIS-S2-03", "AIS-S4-03", "AIS-G5-03"])
+def test_a_stack_without_serving_templates_is_not_concerned(rule, training_only_graph):
+    assert verdicts_of(rule, training_only_graph) == {"": "not-applicable"}
 
 
 # ---- S2 -----------------------------------------------------------------------------------

@@ -4,9 +4,15 @@ approvers (G3), quality alerts (G4). Each: the component's stack complies, a han
 one that misses the point fails."""
 
 import pulumi_gcp as gcp
+import pytest
 
 from tests.gcp.conftest import GOVERNANCE
 from tests.gcp.test_inference_tier import PROJECT, stack
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_serving_rules")
 
 CONFIG = {"gcp:project": PROJECT, "gcp:region": "europe-west4"}
 SUBNET = f"projects/{PROJECT}/regions/europe-west4/subnetworks/flat"
@@ -50,34 +56,48 @@ def hand_written(version="latest", labels=None, metadata=None):
     return program
 
 
-def test_s1_the_tiers_vms_are_private_in_the_inference_subnet(verdicts):
-    assert verdicts("AIS-S1-12", components(), **CONFIG) == TEMPLATES
+@pytest.fixture(scope="module")
+def components_graph():
+    """The component's stack, built once for the module's compliant tests."""
+    with shared(build(components(), **CONFIG)) as graph:
+        yield graph
 
 
-def test_s1_a_serving_vm_with_a_public_ip_in_a_flat_subnet_fails(verdicts):
-    assert verdicts("AIS-S1-12", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+@pytest.fixture(scope="module")
+def legacy_graph():
+    """The hand-written serving stack as is, built once for the tests that judge it."""
+    with shared(build(hand_written(), **CONFIG)) as graph:
+        yield graph
 
 
-def test_c6_the_tier_runs_as_its_own_account(verdicts):
-    assert verdicts("AIS-C6-18", components(), **CONFIG) == TEMPLATES
+def test_s1_the_tiers_vms_are_private_in_the_inference_subnet(components_graph):
+    assert verdicts_of("AIS-S1-12", components_graph) == TEMPLATES
 
 
-def test_c6_serving_as_the_training_account_fails(verdicts):
-    assert verdicts("AIS-C6-18", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+def test_s1_a_serving_vm_with_a_public_ip_in_a_flat_subnet_fails(legacy_graph):
+    assert verdicts_of("AIS-S1-12", legacy_graph) == {"legacy-serve": "non-compliant"}
 
 
-def test_s3_the_tiers_backends_are_throttled_with_429(verdicts):
-    assert verdicts("AIS-S3-05", components(), **CONFIG) == {
+def test_c6_the_tier_runs_as_its_own_account(components_graph):
+    assert verdicts_of("AIS-C6-18", components_graph) == TEMPLATES
+
+
+def test_c6_serving_as_the_training_account_fails(legacy_graph):
+    assert verdicts_of("AIS-C6-18", legacy_graph) == {"legacy-serve": "non-compliant"}
+
+
+def test_s3_the_tiers_backends_are_throttled_with_429(components_graph):
+    assert verdicts_of("AIS-S3-05", components_graph) == {
         "serve-1-4-0-backend": "compliant", "serve-1-3-2-backend": "compliant"
     }  # fmt: skip
 
 
-def test_s3_a_managed_backend_without_cloud_armor_fails(verdicts):
-    assert verdicts("AIS-S3-05", hand_written(), **CONFIG) == {"legacy-backend": "non-compliant"}
+def test_s3_a_managed_backend_without_cloud_armor_fails(legacy_graph):
+    assert verdicts_of("AIS-S3-05", legacy_graph) == {"legacy-backend": "non-compliant"}
 
 
-def test_s5_the_tier_alerts_on_p99_latency_and_5xx(verdicts):
-    assert verdicts("AIS-S5-03", components(), **CONFIG) == {"serve-urlmap": "compliant"}
+def test_s5_the_tier_alerts_on_p99_latency_and_5xx(components_graph):
+    assert verdicts_of("AIS-S5-03", components_graph) == {"serve-urlmap": "compliant"}
 
 
 def test_s5_a_weighted_url_map_without_alerts_fails(verdicts):
@@ -92,28 +112,28 @@ def test_s5_a_weighted_url_map_without_alerts_fails(verdicts):
     assert verdicts("AIS-S5-03", program, **CONFIG) == {"bare-urlmap": "non-compliant"}
 
 
-def test_s6_the_tier_weights_its_versions(verdicts):
-    assert verdicts("AIS-S6-03", components(), **CONFIG) == {"serve-urlmap": "compliant"}
+def test_s6_the_tier_weights_its_versions(components_graph):
+    assert verdicts_of("AIS-S6-03", components_graph) == {"serve-urlmap": "compliant"}
 
 
-def test_s6_a_single_default_service_fails(verdicts):
-    assert verdicts("AIS-S6-03", hand_written(), **CONFIG) == {"legacy-urlmap": "non-compliant"}
+def test_s6_a_single_default_service_fails(legacy_graph):
+    assert verdicts_of("AIS-S6-03", legacy_graph) == {"legacy-urlmap": "non-compliant"}
 
 
-def test_s7_the_tier_serves_explicit_versions(verdicts):
-    assert verdicts("AIS-S7-04", components(), **CONFIG) == TEMPLATES
+def test_s7_the_tier_serves_explicit_versions(components_graph):
+    assert verdicts_of("AIS-S7-04", components_graph) == TEMPLATES
 
 
-def test_s7_serving_latest_fails(verdicts):
-    assert verdicts("AIS-S7-04", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+def test_s7_serving_latest_fails(legacy_graph):
+    assert verdicts_of("AIS-S7-04", legacy_graph) == {"legacy-serve": "non-compliant"}
 
 
-def test_g2_the_tier_labels_its_logging_choice(verdicts):
-    assert verdicts("AIS-G2-03", components(), **CONFIG) == TEMPLATES
+def test_g2_the_tier_labels_its_logging_choice(components_graph):
+    assert verdicts_of("AIS-G2-03", components_graph) == TEMPLATES
 
 
-def test_g2_no_choice_or_full_without_classification_fails(verdicts):
-    assert verdicts("AIS-G2-03", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+def test_g2_no_choice_or_full_without_classification_fails(verdicts, legacy_graph):
+    assert verdicts_of("AIS-G2-03", legacy_graph) == {"legacy-serve": "non-compliant"}
     full = hand_written(labels={"aistack-request-logging": "full"})
     assert verdicts("AIS-G2-03", full, **CONFIG) == {"legacy-serve": "non-compliant"}
 
@@ -141,9 +161,9 @@ def test_g3_a_prod_version_without_an_approver_fails(verdicts):
     assert verdicts("AIS-G3-03", prod, **CONFIG) == {"legacy-serve": "non-compliant"}
 
 
-def test_g4_the_tier_alerts_on_model_quality(verdicts):
-    assert verdicts("AIS-G4-03", components(), **CONFIG) == TEMPLATES
+def test_g4_the_tier_alerts_on_model_quality(components_graph):
+    assert verdicts_of("AIS-G4-03", components_graph) == TEMPLATES
 
 
-def test_g4_a_serving_template_without_a_quality_alert_fails(verdicts):
-    assert verdicts("AIS-G4-03", hand_written(), **CONFIG) == {"legacy-serve": "non-compliant"}
+def test_g4_a_serving_template_without_a_quality_alert_fails(legacy_graph):
+    assert verdicts_of("AIS-G4-03", legacy_graph) == {"legacy-serve": "non-compliant"}

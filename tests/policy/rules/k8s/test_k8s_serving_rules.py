@@ -6,6 +6,11 @@ import pytest
 
 from aistack import k8s as aistack_k8s
 from tests.k8s.test_inference_service import _args, _team
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-k8s-k8s_serving_rules")
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
 DEPLOYMENT = "chat-1-4-0"
@@ -40,13 +45,28 @@ def _in_serve_namespace(**kwargs):
     return program
 
 
+@pytest.fixture(scope="module")
+def service_graph():
+    """The InferenceService's objects, built once for the module's compliant tests."""
+    with shared(build(_service)) as graph:
+        yield graph
+
+
+@pytest.fixture(scope="module")
+def hand_written_graph():
+    """The hand-written Deployment in the serving namespace, built once for the tests that
+    judge it as is."""
+    with shared(build(_in_serve_namespace())) as graph:
+        yield graph
+
+
 RULES = ["AIS-S3-03", "AIS-S3-04", "AIS-S4-02", "AIS-S5-02", "AIS-S6-02", "AIS-S7-02",
          "AIS-G2-02", "AIS-S1-11", "AIS-S2-02", "AIS-G4-02", "AIS-G5-02"]  # fmt: skip
 
 
 @pytest.mark.parametrize("rule_id", RULES)
-def test_an_inference_service_complies(verdicts, rule_id):
-    found = verdicts(rule_id, _service)
+def test_an_inference_service_complies(service_graph, rule_id):
+    found = verdicts_of(rule_id, service_graph)
     assert found and set(found.values()) == {"compliant"}, found
 
 
@@ -55,8 +75,8 @@ def test_an_inference_service_complies(verdicts, rule_id):
     ["AIS-S3-03", "AIS-S4-02", "AIS-S5-02", "AIS-S7-02", "AIS-G2-02", "AIS-S2-02", "AIS-G4-02",
      "AIS-G5-02"],
 )  # fmt: skip
-def test_a_hand_written_serving_deployment_fails(verdicts, rule_id):
-    assert verdicts(rule_id, _in_serve_namespace())["vllm"] == "non-compliant"
+def test_a_hand_written_serving_deployment_fails(hand_written_graph, rule_id):
+    assert verdicts_of(rule_id, hand_written_graph)["vllm"] == "non-compliant"
 
 
 def test_s3_03_a_fixed_replica_count_is_a_cap(verdicts):

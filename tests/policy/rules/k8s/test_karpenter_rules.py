@@ -13,6 +13,11 @@ import pytest
 from aistack import aws
 from aistack.queries.k8s import custom_manifests
 from aistack.scan.crd_schemas import validate_custom_resource
+from tests.policy.rules.shared_verdicts import build, verdicts_of
+from tests.shared_graphs import shared
+
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-k8s-karpenter_rules")
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["us-east-1"]}
 
@@ -95,22 +100,24 @@ def _raw(pool_changes=None, class_changes=None, drop=(), plain_class=None):
 
 
 @pytest.fixture
-def raw_verdicts(verdicts, run_graph):
-    """verdicts(), after checking the hand-written objects are valid for the CRDs."""
+def raw_verdicts():
+    """verdicts(), after checking the hand-written objects are valid for the CRDs: one build
+    of the program (what verdicts() runs) serves both."""
 
     def _raw_verdicts(rule_id, program):
-        for _, manifest in custom_manifests(run_graph(program)):
+        graph = build(program)
+        for _, manifest in custom_manifests(graph):
             assert validate_custom_resource(manifest) == [], manifest
-        return verdicts(rule_id, program)
+        return verdicts_of(rule_id, graph)
 
     return _raw_verdicts
 
 
-@pytest.fixture
-def run_graph():
-    from aistack import engine
-
-    return lambda program: engine.run(program, config={"aws:region": "us-east-1"})
+@pytest.fixture(scope="module")
+def pool_graph():
+    """The component's pool, built once for the module's compliant cases."""
+    with shared(build(_pool)) as graph:
+        yield graph
 
 
 # ---- compliant: the component ---------------------------------------------------------------
@@ -126,8 +133,8 @@ def run_graph():
         ("AIS-C6-12", {"gpu-node-class"}),
     ],
 )
-def test_a_karpenter_gpu_pool_complies(verdicts, rule_id, resources):
-    assert verdicts(rule_id, _pool) == dict.fromkeys(resources, "compliant")
+def test_a_karpenter_gpu_pool_complies(pool_graph, rule_id, resources):
+    assert verdicts_of(rule_id, pool_graph) == dict.fromkeys(resources, "compliant")
 
 
 def test_the_hand_written_baseline_complies_but_t1(raw_verdicts):
