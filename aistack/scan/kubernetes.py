@@ -37,6 +37,7 @@ __all__ = [
     "SCAN_NAMESPACE_LABEL",
     "KubernetesDocument",
     "kubernetes_documents",
+    "read_schemas_once",
     "schema_findings",
     "write_for_checkov",
 ]
@@ -165,7 +166,7 @@ def _builtin_errors(document: dict[str, Any], version: str) -> list[str]:
             "kubernetes-validate is not installed. Fix: `make env` in the aistack repository, "
             "or `pip install kubernetes-validate`."
         ) from error
-    _read_schemas_once(kubernetes_validate.utils)
+    read_schemas_once()
     try:
         kubernetes_validate.validate(document, version, strict=True)
     except kubernetes_validate.ValidationError as error:
@@ -176,12 +177,15 @@ def _builtin_errors(document: dict[str, Any], version: str) -> list[str]:
     return []
 
 
-def _read_schemas_once(utils: Any) -> None:
+def read_schemas_once() -> None:
     """kubernetes-validate reads and parses the kind's schema and the version's whole
     `_definitions.json` (1.8 MB for 1.37) on every `validate` call, most of a call's time:
     a stack of 20 objects checked for two versions parsed it 40 times. The schema files are
     the package's own data, unchanged while the process runs, and the validator only reads
-    what it is given, so each file is parsed once per process."""
+    what it is given, so each file is parsed once per process (a missing file still raises
+    each time: functools.cache keeps no exceptions)."""
+    from kubernetes_validate import utils
+
     if not getattr(utils.schema_contents, "aistack_read_once", False):
         read_once = functools.cache(utils.schema_contents)
         read_once.aistack_read_once = True  # type: ignore[attr-defined]

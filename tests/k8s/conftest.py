@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
 from aistack import engine
@@ -20,25 +18,15 @@ GSA = "trainer@team-ml-prod.iam.gserviceaccount.com"
 ROLE_ARN = "arn:aws:iam::123456789012:role/aistack/ml-trainer"
 
 
-@functools.cache
-def _schema_contents_once():
-    """kubernetes-validate's schema_contents, memoised: built once per process."""
-    from kubernetes_validate import utils
+@pytest.fixture(autouse=True, scope="session")
+def _kubernetes_schemas_read_once():
+    """The tests here call kubernetes-validate directly, as well as through `aistack scan`:
+    each schema file parsed once per process, as `aistack scan` reads them
+    (aistack.scan.kubernetes.read_schemas_once; tests/scan/test_kubernetes_scan.py shows the
+    verdicts are the library's own)."""
+    from aistack.scan.kubernetes import read_schemas_once
 
-    return functools.cache(utils.schema_contents)
-
-
-@pytest.fixture(autouse=True)
-def _kubernetes_schemas_read_once(monkeypatch):
-    """kubernetes-validate reads and parses the kind's schema file and its version's 1.3 MB
-    `_definitions.json` again on every `validate()` call (utils.schema_contents): 10-30 ms a
-    document, most of a module's validation time. The files are read-only package data, so
-    each is parsed once per process here and the parsed schema reused; the validation itself
-    (its Draft 2020-12 validator over the same schema and definitions) is kubernetes-validate's
-    own, unchanged. A missing file still raises every time (exceptions are not cached)."""
-    from kubernetes_validate import utils
-
-    monkeypatch.setattr(utils, "schema_contents", _schema_contents_once())
+    read_schemas_once()
 
 
 @pytest.fixture
