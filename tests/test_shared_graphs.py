@@ -20,3 +20,12 @@ def test_a_changed_shared_graph_fails_at_teardown():
     changed = pytest.raises(AssertionError, match="changed a graph its module shares")
     with changed, shared(_graph()) as graph:
         graph.stack_outputs["answer"]["value"] = 43
+
+
+def test_a_changed_resource_input_fails_too():
+    import pulumi_aws as aws
+
+    changed = pytest.raises(AssertionError, match="changed a graph its module shares")
+    config = {"aws:region": "us-east-1"}
+    with changed, shared(engine.run(lambda: aws.s3.Bucket("b"), config=config)) as graph:
+        graph.resources[-1].inputs["tags"] = {"changed": "yes"}
