@@ -23,11 +23,13 @@ def governance() -> dict:
     return dict(GOVERNANCE)
 
 
+def run_in_us_east_1(program, **config):
+    """Run a program on the simulated cloud in us-east-1: what the `run` fixture gives, for
+    the module-scoped builds, which cannot take a per-test fixture."""
+    return engine.run(program, config={"aws:region": "us-east-1", **config})
+
+
 @pytest.fixture
 def run():
     """Run a program on the simulated cloud in us-east-1."""
-
-    def _run(program, **config):
-        return engine.run(program, config={"aws:region": "us-east-1", **config})
-
-    return _run
+    return run_in_us_east_1

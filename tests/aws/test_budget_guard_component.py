@@ -7,7 +7,6 @@ import json
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import engine
 from aistack.aws.budget_guard import KILL_SWITCH_HANDLER
 from aistack.aws.lambdas.budget_guard import (
     DISCOVERY_ACTIONS,
@@ -18,7 +17,7 @@ from aistack.aws.lambdas.budget_guard import (
 from aistack.errors import ConfigError
 from tests.shared_graphs import shared
 
-from .conftest import GOVERNANCE
+from .conftest import GOVERNANCE, run_in_us_east_1
 
 # engine.run's project and stack: the stack tag every resource carries.
 STACK = "aistack-dev"
@@ -45,9 +44,8 @@ def _shared_guard(**overrides):
     # `_guard(run, governance, ...)` for a module-scoped fixture (`run` and `governance` are
     # per test).
     return shared(
-        engine.run(
-            lambda: aistack_aws.BudgetGuard("guard", _args(dict(GOVERNANCE), **overrides)),
-            config={"aws:region": "us-east-1"},
+        run_in_us_east_1(
+            lambda: aistack_aws.BudgetGuard("guard", _args(dict(GOVERNANCE), **overrides))
         )
     )
 

@@ -6,12 +6,11 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import engine
 from aistack.aws.dataset_bucket import LIFECYCLE_DEFAULTS
 from aistack.errors import ConfigError
 from tests.shared_graphs import shared
 
-from .conftest import GOVERNANCE
+from .conftest import GOVERNANCE, run_in_us_east_1
 
 DATASET = {
     "name": "support-tickets",
@@ -34,10 +33,7 @@ def _args(governance, **overrides):
 @pytest.fixture(scope="module")
 def dataset_bucket():
     """The default dataset bucket, built once for the tests that only read it."""
-    graph = engine.run(
-        lambda: aistack_aws.DatasetBucket("data", _args(dict(GOVERNANCE))),
-        config={"aws:region": "us-east-1"},
-    )
+    graph = run_in_us_east_1(lambda: aistack_aws.DatasetBucket("data", _args(dict(GOVERNANCE))))
     with shared(graph):
         yield graph
 

@@ -17,13 +17,13 @@ import json
 
 import pytest
 
-from aistack import aws, engine
+from aistack import aws
 from aistack.aws import _karpenter as crd
 from aistack.errors import ConfigError
 from aistack.queries.k8s import custom_manifests
 from aistack.scan import SkipList, iam, run_checkov
 from aistack.scan.crd_schemas import validate_custom_resource
-from tests.aws.conftest import GOVERNANCE
+from tests.aws.conftest import GOVERNANCE, run_in_us_east_1
 from tests.shared_graphs import shared
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
@@ -98,7 +98,7 @@ def default_pool():
     def program():
         holder["pool"] = aws.KarpenterGpuPool("gpu", copy.deepcopy(POOL_ARGS))
 
-    with shared(engine.run(program, config={"aws:region": "us-east-1"})) as graph:
+    with shared(run_in_us_east_1(program)) as graph:
         yield graph, holder["pool"]
 
 

@@ -9,13 +9,13 @@ import pulumi
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import catalog, cost, engine, policy
+from aistack import catalog, cost, policy
 from aistack.aws import network as network_module
 from aistack.aws.network import INTERFACE_ENDPOINTS, NETWORK_TIER_TAG
 from aistack.errors import ConfigError
 from tests.shared_graphs import shared
 
-from .conftest import GOVERNANCE
+from .conftest import GOVERNANCE, run_in_us_east_1
 
 SUBNET = "aws:ec2/subnet:Subnet"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
@@ -43,9 +43,8 @@ def _network(run, governance, **overrides):
 def _shared_network(**overrides):
     # What `_network(run, governance, ...)` builds, for a module-scoped fixture (`run` and
     # `governance` are per test).
-    return engine.run(
-        lambda: aistack_aws.Network("net", _args(dict(GOVERNANCE), **overrides)),
-        config={"aws:region": "us-east-1"},
+    return run_in_us_east_1(
+        lambda: aistack_aws.Network("net", _args(dict(GOVERNANCE), **overrides))
     )
 
 

@@ -5,11 +5,11 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import cost, engine
+from aistack import cost
 from aistack.errors import ConfigError
 from tests.shared_graphs import shared
 
-from .conftest import GOVERNANCE
+from .conftest import GOVERNANCE, run_in_us_east_1
 
 DOMAIN = "aws:sagemaker/domain:Domain"
 PROFILE = "aws:sagemaker/userProfile:UserProfile"
@@ -47,10 +47,7 @@ def _domain(run, governance, **overrides):
 def default_domain():
     """`_domain(run, governance)` for the default arguments, built once for the tests that
     only read it: (graph, domain)."""
-    graph = engine.run(
-        lambda: aistack_aws.Notebook("nb", _args(dict(GOVERNANCE))),
-        config={"aws:region": "us-east-1"},
-    )
+    graph = run_in_us_east_1(lambda: aistack_aws.Notebook("nb", _args(dict(GOVERNANCE))))
     with shared(graph):
         yield graph, _one(graph, DOMAIN)
 

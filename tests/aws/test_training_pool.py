@@ -6,11 +6,11 @@ import json
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import catalog, engine
+from aistack import catalog
 from aistack.errors import ConfigError
 from tests.shared_graphs import shared
 
-from .conftest import GOVERNANCE
+from .conftest import GOVERNANCE, run_in_us_east_1
 from .training_platform import DIGEST
 from .training_platform import training_platform as _platform
 
@@ -24,9 +24,7 @@ def _one(graph, token):
 def _build(**pool):
     # The `run` and `governance` fixtures are per test; a module's shared build uses their
     # values directly.
-    return engine.run(
-        lambda: _platform(dict(GOVERNANCE), **pool), config={"aws:region": "us-east-1"}
-    )
+    return run_in_us_east_1(lambda: _platform(dict(GOVERNANCE), **pool))
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aistack import engine, policy
+from tests.policy.rules.shared_verdicts import build, verdicts_of
 
 
 @pytest.fixture
@@ -12,8 +12,6 @@ def verdicts():
     """`verdicts(rule_id, program)` -> {resource name: status} for that rule."""
 
     def _verdicts(rule_id: str, program, **config) -> dict[str, str]:
-        graph = engine.run(program, config={"aws:region": "us-east-1", **config})
-        rule = next(r for r in policy.all_rules() if r.id == rule_id)
-        return {f.resource_name: f.status for f in rule.evaluate(graph)}
+        return verdicts_of(rule_id, build(program, **config))
 
     return _verdicts

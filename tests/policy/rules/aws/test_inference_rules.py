@@ -9,8 +9,7 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import engine
-from aistack.policy import all_rules
+from tests.policy.rules.shared_verdicts import build, verdicts_of
 from tests.shared_graphs import shared
 
 GOVERNANCE = {
@@ -74,7 +73,7 @@ def _tier():
 @pytest.fixture(scope="module")
 def tier_graph():
     """The default tier, built once for the rules that judge it."""
-    with shared(engine.run(_tier, config={"aws:region": "us-east-1"})) as graph:
+    with shared(build(_tier)) as graph:
         yield graph
 
 
@@ -84,8 +83,7 @@ def tier_verdicts(tier_graph):
     build."""
 
     def _verdicts(rule_id: str) -> dict[str, str]:
-        rule = next(r for r in all_rules() if r.id == rule_id)
-        return {f.resource_name: f.status for f in rule.evaluate(tier_graph)}
+        return verdicts_of(rule_id, tier_graph)
 
     return _verdicts
 
