@@ -19,9 +19,15 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aistack.engine import StackGraph
+    from aistack.scan.checkov import CheckovResult
 
 SPOOL = "checkov-service"
 #: The longest a request waits for its answer (a scan takes seconds).
@@ -52,6 +58,40 @@ def run(argv: list[str], *, timeout: float = 300) -> tuple[int, str]:
     reply = json.loads(answer.read_text())
     answer.unlink()
     return reply["code"], reply["stdout"]
+
+
+def scan(graph: StackGraph) -> CheckovResult:
+    """`aistack.scan.run_checkov(graph)` with its checkov run by the session's service (else
+    a process of its own): the same files written, the same arguments, the same report read
+    back. Its guideline links, when a finding needs them, come from `checkov --list` run
+    the same way (`seed_check_list`)."""
+    from aistack.scan.checkov import CheckovResult, _ScanJob, find_checkov, parse_report
+
+    with tempfile.TemporaryDirectory(prefix="aistack-scan-") as directory:
+        job = _ScanJob.write(graph, Path(directory))
+        if not job.frameworks:
+            return CheckovResult(version="", passed=0, findings=[], resource_count=0)
+        started = time.monotonic()
+        code, stdout = run(
+            ["-d", directory, "--framework", *job.frameworks, "--skip-download", "-o", "json"]
+        )
+        seconds = time.monotonic() - started
+    if code in (0, 1):
+        report = parse_report(stdout, job.names, seconds=seconds, files=job.files)
+        if any(not finding.guideline for finding in report.findings):
+            seed_check_list()
+    return job.result(code, stdout, "", seconds, find_checkov())
+
+
+def seed_check_list() -> None:
+    """What `checkov --list` prints, from the service, where aistack keeps the list a batch
+    printed: guideline links (`aistack.scan.checkov.check_links`) then need no process."""
+    from aistack.scan import checkov as checkov_module
+
+    executable = checkov_module.find_checkov()
+    if executable not in checkov_module._LISTINGS:
+        _, listing = run(list(checkov_module._LIST_ARGUMENTS))
+        checkov_module._LISTINGS.setdefault(executable, listing)
 
 
 def _write(path: Path, text: str) -> None:

@@ -57,6 +57,7 @@ JOBS = {
     "checkov-service": Job(
         "tests.session_jobs:checkov_service_command",
         (
+            "tests/aws/test_karpenter_gpu_pool.py",
             "tests/k8s/test_checkov.py",
             "tests/k8s/test_image_policy.py",
             "tests/k8s/test_training_job_template.py",

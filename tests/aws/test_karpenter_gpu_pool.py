@@ -21,8 +21,9 @@ from aistack import aws
 from aistack.aws import _karpenter as crd
 from aistack.errors import ConfigError
 from aistack.queries.k8s import custom_manifests
-from aistack.scan import SkipList, iam, run_checkov
+from aistack.scan import SkipList, iam
 from aistack.scan.crd_schemas import validate_custom_resource
+from tests import checkov_service
 from tests.aws.conftest import GOVERNANCE, run_in_us_east_1
 from tests.shared_graphs import shared
 
@@ -425,7 +426,8 @@ def test_helm_values_name_the_cluster_the_queue_and_the_service_account(pool_run
 def test_iam_documents_pass_the_action_database_and_checkov_finds_nothing(default_pool):
     graph, _ = default_pool
     assert iam.check_graph(graph) == []
-    result = run_checkov(graph)
+    # run_checkov(graph), its checkov the session's service (tests/checkov_service.py).
+    result = checkov_service.scan(graph)
     assert result.resource_count == len(
         [r for r in graph.resources if r.custom and r.type.startswith("aws:")]
     )
