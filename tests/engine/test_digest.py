@@ -29,6 +29,9 @@ from aistack.engine import StackGraph
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# The module on one pytest-xdist worker, so that its module-scoped graphs are built once.
+pytestmark = pytest.mark.xdist_group("engine-digest")
+
 #: sha256 of canonical_json(graph), computed on the unoptimised engine (commit 23ac783).
 DIGESTS = {
     "reference": "9c14cb68edd00ffe02453d47020600f3d47f058ccdf267114c4c3b70e5ae772c",
