@@ -85,12 +85,16 @@ nginx:
 # about 100 s of one core, most of it reading the three cloud SDKs' stubs, which would
 # otherwise come before the suite. Either failing fails the target; mypy's report follows
 # the suite's.
+#
+# pytest keeps its assert-rewritten test modules in __pycache__ only where Python may write
+# bytecode: with PYTHONDONTWRITEBYTECODE set, each xdist worker would parse, rewrite and
+# compile every test module again on every run (about 3.7 s of CPU per worker).
 test: bytecode nginx scan-env
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	@typecheck_log=$$(mktemp); \
 	$(RUN) mypy aistack >"$$typecheck_log" 2>&1 & typecheck=$$!; \
-	$(RUN) pytest -n auto --durations=20; suite=$$?; \
+	env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest -n auto --durations=20; suite=$$?; \
 	wait $$typecheck; typed=$$?; \
 	echo "$(RUN) mypy aistack"; cat "$$typecheck_log"; rm -f "$$typecheck_log"; \
 	[ $$suite = 0 ] && [ $$typed = 0 ]
