@@ -7,6 +7,7 @@ mandatory rule fails.
 
 from __future__ import annotations
 
+import gc
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -357,5 +358,21 @@ from aistack.scan.cli import scan_command  # noqa: E402 - the scan lives in its 
 app.command("scan")(scan_command)
 
 
-def main() -> None:  # pragma: no cover - console entry point
-    app()
+#: A threshold for the collector's oldest generation that no command reaches.
+_NO_FULL_COLLECTIONS = 10**9
+
+
+def main(args: list[str] | None = None) -> None:
+    """The `aistack` console script: one command, run once, then the process exits.
+
+    The garbage collector's full passes are switched off for the process (its young
+    generations still collect). A command runs one stack and ends: a full pass walks every
+    object the SDK's modules and the recorded graph hold, and frees only the run's own
+    garbage moments before the process exits and frees it all. The passes cost 0.2 s of a
+    2-second preview of a small stack and 0.3 s of the reference stack's (`make bench`).
+    The engine already postpones them while a program runs (engine.runner._lean_runtime),
+    so a run's peak memory is the same; in-process callers (tests, programs importing
+    `app`) keep their own collector settings."""
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, _NO_FULL_COLLECTIONS)
+    app(args)

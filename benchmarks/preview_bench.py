@@ -34,14 +34,15 @@ PEAK_TARGET_MB = 500
 
 
 def preview_code(stack: str) -> str:
-    return f"from aistack.cli import app; app(['preview', {stack!r}], standalone_mode=False)"
+    # The console script's entry point, as `aistack preview` runs it (it exits the process).
+    return f"from aistack.cli import main; main(['preview', {stack!r}])"
 
 
 # Which SDK modules the preview really loads: pulumi_aws registers every service module
 # lazily, so only those whose type is no longer the lazy placeholder were imported.
 LOADED_SDK_MODULES = (
     "import sys, io, contextlib\n"
-    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
     "    {preview}\n"
     "print(' '.join(sorted(n for n, m in list(sys.modules.items())\n"
     "    if n.split('.')[0] in ('pulumi', 'pulumi_aws', 'pulumi_gcp', 'pulumi_kubernetes')\n"

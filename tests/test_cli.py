@@ -1,5 +1,6 @@
 """The CLI through typer's runner, against the repository's reference project and a tiny one."""
 
+import gc
 import json
 import textwrap
 from pathlib import Path
@@ -192,3 +193,25 @@ def test_cost_is_grouped_by_component_and_prints_the_workload_as_written(
 def test_cost_of_a_stack_without_a_workload_says_it_is_assumed(tiny_project):
     output = runner.invoke(app, ["cost", str(tiny_project)]).output
     assert "assumed defaults: no aistack:workload in config" in output
+
+
+def test_the_console_script_runs_a_command_with_the_collectors_full_passes_off(
+    tiny_project, capsys
+):
+    from importlib.metadata import entry_points
+
+    from aistack import cli
+
+    (script,) = entry_points(group="console_scripts", name="aistack")
+    assert script.value == "aistack.cli:main"
+    saved = gc.get_threshold()
+    try:
+        with pytest.raises(SystemExit) as exited:
+            cli.main(["preview", str(tiny_project)])
+        during = gc.get_threshold()
+    finally:
+        gc.set_threshold(*saved)
+    assert exited.value.code == 0
+    assert "aws:s3/bucket:Bucket" in capsys.readouterr().out
+    # The young generations as they were; the oldest never reached by a one-command process.
+    assert during[:2] == saved[:2] and during[2] >= 10**9
