@@ -206,16 +206,18 @@ def test_the_host_serves_the_checked_in_schema_and_leaves_parsing_as_it_was(monk
     # the provider it would serve has the schema `make schema` wrote, and the analyzer's
     # parse cache is gone before serving starts.
     import ast
+    import inspect
     import runpy
 
     import pulumi.provider
 
     served = []
-    parse = ast.parse
+    parse, finder = ast.parse, inspect._ClassFinder
 
     def record(provider, args):
         served.append(provider)
         assert ast.parse is parse, "ast.parse still patched while the server runs"
+        assert inspect._ClassFinder is finder, "inspect's class finder still patched"
 
     monkeypatch.setattr(pulumi.provider, "main", record)
     monkeypatch.setattr(sys, "argv", ["components", "127.0.0.1:0"])
@@ -223,3 +225,52 @@ def test_the_host_serves_the_checked_in_schema_and_leaves_parsing_as_it_was(monk
     assert len(served) == 1
     schema = json.loads(served[0].schema)
     assert json.dumps(schema, indent=2, sort_keys=True) + "\n" == codegen.SCHEMA_FILE.read_text()
+
+
+CLASSES = """
+import dataclasses
+
+
+class Top:
+    class Inner:
+        pass
+
+
+@dataclasses.dataclass
+class Decorated:
+    x: int = 0
+
+
+def factory():
+    class Local:
+        pass
+
+    return Local
+
+
+if True:
+    class Twice:
+        first = True
+else:
+    class Twice:
+        first = False
+"""
+
+
+def test_a_class_is_found_in_its_source_where_inspect_finds_it(tmp_path, monkeypatch):
+    # sources_parsed_once answers inspect's class lookups from one walk of each tree: the
+    # same lines for nested, decorated, local and twice-defined classes (the first wins).
+    import importlib
+    import inspect
+
+    (tmp_path / "classes_probe.py").write_text(CLASSES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("classes_probe")
+    classes = [module.Top, module.Top.Inner, module.Decorated, module.factory(), module.Twice]
+    expected = [inspect.findsource(cls)[1] for cls in classes]
+    with codegen.sources_parsed_once():
+        found = [inspect.findsource(cls)[1] for cls in classes]
+        with pytest.raises(OSError, match="could not find class definition"):
+            inspect.findsource(type("Elsewhere", (), {"__module__": "classes_probe"}))
+    assert found == expected
+    assert expected[0] < expected[1] and CLASSES.splitlines()[expected[2]] == "@dataclasses.dataclass"
