@@ -273,4 +273,6 @@ def test_a_class_is_found_in_its_source_where_inspect_finds_it(tmp_path, monkeyp
         with pytest.raises(OSError, match="could not find class definition"):
             inspect.findsource(type("Elsewhere", (), {"__module__": "classes_probe"}))
     assert found == expected
-    assert expected[0] < expected[1] and CLASSES.splitlines()[expected[2]] == "@dataclasses.dataclass"
+    assert (
+        expected[0] < expected[1] and CLASSES.splitlines()[expected[2]] == "@dataclasses.dataclass"
+    )
