@@ -108,7 +108,7 @@ def _serve(spool: Path, parent: int) -> None:
     assert spec is not None and spec.loader is not None
     batch = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(batch)
-    import checkov.main  # noqa: F401 (the import a scan would otherwise wait for)
+    batch.import_checkov()  # the import a scan would otherwise wait for
 
     try:
         while os.getppid() == parent:  # the session ended without stopping us: stop
