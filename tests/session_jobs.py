@@ -13,6 +13,7 @@ computes the data in the asking process, as then.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
@@ -212,6 +213,10 @@ def _function(name: str) -> Any:
 
 
 def _main(name: str, directory: Path) -> None:
+    # A job computes its data once and exits, as a CLI command does (aistack.cli.main): the
+    # collector's full passes, over everything its engine runs and imports keep, are off.
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 10**9)
     try:
         data = _function(name)()
     except BaseException:
