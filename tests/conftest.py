@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from aistack import engine
-from tests import previews, session_jobs, xdist_groups
+from tests import collector, previews, session_jobs, xdist_groups
 
 
 def _rewrite_the_asserts_of_test_code_only() -> None:
@@ -71,6 +71,14 @@ def pytest_collection_modifyitems(config, items):
     # The tests that wait for a job run last, giving it the rest of the suite's time.
     items.sort(key=session_jobs.needs_a_job)
     xdist_groups.apply(config, items)
+
+
+_FREEZER = collector.ModuleFreezer()
+
+
+@pytest.hookimpl(tryfirst=True)  # before the module's fixtures are set up
+def pytest_runtest_setup(item):
+    _FREEZER.starting(item)
 
 
 def pytest_unconfigure(config):
