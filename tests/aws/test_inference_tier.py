@@ -22,6 +22,9 @@ from tests.shared_graphs import shared
 
 from .conftest import GOVERNANCE
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("aws-inference_tier")
+
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm@sha256:" + "ab" * 32
 CERTIFICATE = "arn:aws:acm:us-east-1:123456789012:certificate/0d5e2f1a-1111-2222-3333-444455556666"
 TOPIC = "arn:aws:sns:us-east-1:123456789012:serving-alerts"
