@@ -108,9 +108,22 @@ def run(program):
 
 
 @pytest.fixture(scope="module")
-def graph():
-    with shared(run(lambda: platform(alarmTopicArn=TOPIC))) as built:
-        yield built
+def default_build():
+    """The tier most tests read (with an alarm topic), built once, and its quota needs,
+    taken in the same run: asking for them registers nothing, so the graph is the one
+    `platform(alarmTopicArn=TOPIC)` builds."""
+    needs = []
+
+    def program():
+        needs.extend(platform(alarmTopicArn=TOPIC).quota_needs())
+
+    with shared(run(program)) as built:
+        yield built, tuple(needs)
+
+
+@pytest.fixture(scope="module")
+def graph(default_build):
+    return default_build[0]
 
 
 ZERO_STANDBY = [
@@ -136,15 +149,12 @@ def public_graph():
 
 
 @pytest.fixture(scope="module")
-def quota_needs():
-    """The default tier's quota needs (what `aistack check` asks of it), read by two tests."""
-    needs = []
-
-    def program():
-        needs.extend(platform().quota_needs())
-
-    run(program)
-    return tuple(needs)
+def quota_needs(default_build):
+    """The default tier's quota needs (what `aistack check` asks of it), read by two tests.
+    Taken from the graph's build rather than a build of `platform()` of their own: the
+    needs are the version plans' (InferenceTier.quota_needs reads only the tier's name and
+    versions), and the alarm topic, the one argument between the two, plans no version."""
+    return default_build[1]
 
 
 def one(graph, token):
