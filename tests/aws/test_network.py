@@ -17,6 +17,9 @@ from tests.shared_graphs import shared
 
 from .conftest import GOVERNANCE, run_in_us_east_1
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("aws-network")
+
 SUBNET = "aws:ec2/subnet:Subnet"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"

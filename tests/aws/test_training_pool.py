@@ -14,6 +14,9 @@ from .conftest import GOVERNANCE, run_in_us_east_1
 from .training_platform import DIGEST
 from .training_platform import training_platform as _platform
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("aws-training_pool")
+
 
 def _one(graph, token):
     found = graph.of_type(token)

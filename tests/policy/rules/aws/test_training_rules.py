@@ -10,6 +10,9 @@ import pytest
 from aistack import engine, policy
 from tests.aws.training_platform import training_platform as _platform
 
+# The module on one pytest-xdist worker, so that its module-scoped builds run once.
+pytestmark = pytest.mark.xdist_group("policy-rules-aws-training_rules")
+
 GOVERNANCE = {
     "owner": "ml-platform",
     "costCenter": "research-1234",
