@@ -34,6 +34,15 @@ def default_graph():
         yield graph
 
 
+@pytest.fixture(scope="module")
+def on_demand_build():
+    """The pool on on-demand capacity and its component (`seen`), built once for the two
+    tests that read it (`seen` records the component; it does not change the program)."""
+    seen: dict = {}
+    with shared(run_stack(stack(dict(GOVERNANCE), seen=seen, market="on-demand"))) as graph:
+        yield graph, seen
+
+
 @pytest.fixture
 def default_pool(default_graph):
     return default_graph.named("l4-pool")
@@ -76,8 +85,8 @@ def test_spot_nodes_carry_the_gpu_and_spot_taints_and_the_contract_labels(defaul
     assert config["labels"] == {"aistack.dev/pool": "l4", "aistack.dev/capacity": "spot"}
 
 
-def test_on_demand_nodes_carry_only_the_gpu_taint_and_balance_zones(run, governance):
-    pool = node_pool(run, governance, market="on-demand")
+def test_on_demand_nodes_carry_only_the_gpu_taint_and_balance_zones(on_demand_build):
+    pool = on_demand_build[0].named("l4-pool")
     config = pool.inputs["nodeConfig"]
     assert config["spot"] is False
     assert [t["key"] for t in config["taints"]] == ["nvidia.com/gpu"]
@@ -259,9 +268,8 @@ def test_kueue_flavors_follow_the_queue_pool_contract(run, governance):
     ]
 
 
-def test_the_flavor_selects_exactly_the_labels_the_nodes_carry(run, governance):
-    seen = {}
-    graph = run(stack(governance, seen=seen, market="on-demand"))
+def test_the_flavor_selects_exactly_the_labels_the_nodes_carry(on_demand_build):
+    graph, seen = on_demand_build
     labels = graph.named("l4-pool").inputs["nodeConfig"]["labels"]
     (flavor,) = seen["pool"].kueue_flavors()
     assert flavor["name"] == "l4-on-demand"

@@ -112,6 +112,16 @@ def no_logging_build():
         yield graph, seen["tier"]
 
 
+@pytest.fixture(scope="module")
+def full_logging_build():
+    """The default tier with full request logging of confidential data kept 60 days, read
+    by two tests."""
+    seen: dict = {}
+    extra = {"logDataClassification": "confidential", "logRetentionDays": 60}
+    with shared(run_stack(stack(dict(GOVERNANCE), seen, requestLogging="full", **extra))) as graph:
+        yield graph, seen["tier"]
+
+
 def test_each_version_gets_template_group_autoscaler_and_backend(default_graph):
     graph = default_graph
     for kind in (TEMPLATE, GROUP, AUTOSCALER, BACKEND):
@@ -208,18 +218,16 @@ def test_the_vm_gateway_is_the_shared_serving_nginx_conf(default_build):
 
 
 @pytest.mark.parametrize("logging", ["none", "metadata", "full"])
-def test_the_vm_nginx_conf_passes_real_nginx(run, governance, logging, request):
+def test_the_vm_nginx_conf_passes_real_nginx(logging, request):
     nginx = find_nginx()
     if nginx is None:
         pytest.fail(NGINX_MISSING)
-    if logging == "full":
-        seen: dict = {}
-        extra = {"logDataClassification": "confidential", "logRetentionDays": 30}
-        graph = run(stack(governance, seen, requestLogging=logging, **extra))
-        tier = seen["tier"]
-    else:  # the module's builds with metadata (the default) and with no request logging
-        build = {"metadata": "default_build", "none": "no_logging_build"}[logging]
-        graph, tier = request.getfixturevalue(build)
+    # The module's builds with metadata (the default), no and full request logging. The
+    # log retention (60 days in full_logging_build) sizes only the log bucket: the startup
+    # script and the gateway's directories are those of any retention.
+    build = {"metadata": "default_build", "none": "no_logging_build",
+             "full": "full_logging_build"}[logging]  # fmt: skip
+    graph, tier = request.getfixturevalue(build)
     conf = unpack_startup_script(startup(graph))["nginx.conf"]
     gateway = tier.gateway
     # A short root: the limiter's unix socket path must fit sun_path (108 bytes).
@@ -270,10 +278,9 @@ def test_alerts_on_p99_latency_5xx_ratio_and_model_quality_and_a_dashboard(defau
 
 
 def test_request_logging_sets_the_load_balancer_log_and_a_regional_log_bucket(
-    run, governance, request
+    full_logging_build, request
 ):
-    graph = run(stack(governance, requestLogging="full", logDataClassification="confidential",
-                      logRetentionDays=60))  # fmt: skip
+    graph, _ = full_logging_build
     assert graph.named("serve-1-4-0-backend").inputs["logConfig"]["enable"] is True
     bucket = graph.named("serve-logs").inputs
     assert (bucket["location"], bucket["retentionDays"]) == ("europe-west4", 60)

@@ -11,7 +11,6 @@ import tarfile
 import pulumi_gcp as gcp
 import pytest
 
-from aistack import engine
 from aistack.gcp._inference_node import unpack_startup_script
 from tests.gcp.conftest import GOVERNANCE
 from tests.gcp.test_inference_tier import PROJECT, stack
@@ -33,9 +32,12 @@ def components(**overrides):
     return stack(dict(GOVERNANCE), **overrides)
 
 
-def real_files():
-    """The files gcp.InferenceTier packs into a serving VM's startup script."""
-    graph = engine.run(components(), config=CONFIG)
+def real_files(graph):
+    """The files gcp.InferenceTier packs into a serving VM's startup script, read from the
+    module's build of the tier (`components_graph`). That build adds `aws:region` to the
+    config (tests/policy/rules/shared_verdicts.build); no AWS resource is in the stack and
+    the script is rendered from the tier's arguments alone, so it is the script a build
+    with CONFIG only packs."""
     script = graph.named("serve-1-4-0-template").inputs["metadata"]["startup-script"]
     return unpack_startup_script(script)
 
@@ -148,8 +150,8 @@ def test_s4_the_tier_with_its_gateway_cache_off_fails(verdicts):
     }  # fmt: skip
 
 
-def test_s4_a_gateway_whose_cache_key_ignores_the_body_fails(verdicts):
-    conf = real_files()["nginx.conf"]
+def test_s4_a_gateway_whose_cache_key_ignores_the_body_fails(verdicts, components_graph):
+    conf = real_files(components_graph)["nginx.conf"]
     assert "$request_body" in conf
     for changed in (
         conf.replace("|$request_body", ""),
@@ -176,8 +178,8 @@ def test_g5_a_template_without_a_declared_fallback_fails(verdicts):
     assert verdicts("AIS-G5-03", program, **CONFIG) == {"legacy-serve": "non-compliant"}
 
 
-def test_g5_a_declared_fallback_the_gateway_does_not_give_fails(verdicts):
-    conf = real_files()["nginx.conf"]
+def test_g5_a_declared_fallback_the_gateway_does_not_give_fails(verdicts, components_graph):
+    conf = real_files(components_graph)["nginx.conf"]
     assert verdicts("AIS-G5-03", serving_template(script=packed({"nginx.conf": conf})),
                     **CONFIG) == {"legacy-serve": "compliant"}  # fmt: skip
     for changed in (
