@@ -47,7 +47,8 @@ def test_the_same_module_changes_nothing():
     count = gc.get_freeze_count()
     later = _Node()
     assert not freezer.starting(_item("tests/a.py::test_two[param]"))
-    assert gc.get_freeze_count() == count and _tracked(later)
+    # Nothing more was frozen (frozen objects freed meanwhile lower the count).
+    assert gc.get_freeze_count() <= count and _tracked(later)
 
 
 def test_the_suites_conftest_froze_as_this_module_began(request):
