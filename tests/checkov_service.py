@@ -65,16 +65,20 @@ def scan(graph: StackGraph) -> CheckovResult:
     a process of its own): the same files written, the same arguments, the same report read
     back. Its guideline links, when a finding needs them, come from `checkov --list` run
     the same way (`seed_check_list`)."""
-    from aistack.scan.checkov import CheckovResult, _ScanJob, find_checkov, parse_report
+    from aistack.scan.checkov import (
+        REPORT_ARGUMENTS,
+        CheckovResult,
+        _ScanJob,
+        find_checkov,
+        parse_report,
+    )
 
     with tempfile.TemporaryDirectory(prefix="aistack-scan-") as directory:
         job = _ScanJob.write(graph, Path(directory))
         if not job.frameworks:
             return CheckovResult(version="", passed=0, findings=[], resource_count=0)
         started = time.monotonic()
-        code, stdout = run(
-            ["-d", directory, "--framework", *job.frameworks, "--skip-download", "-o", "json"]
-        )
+        code, stdout = run(["-d", directory, "--framework", *job.frameworks, *REPORT_ARGUMENTS])
         seconds = time.monotonic() - started
     if code in (0, 1):
         report = parse_report(stdout, job.names, seconds=seconds, files=job.files)

@@ -17,6 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+#: aistack.scan.checkov.REPORT_ARGUMENTS, which this script, run by checkov's interpreter,
+#: cannot import (a test holds them equal).
+REPORT_ARGUMENTS = ("--skip-download", "--compact", "-o", "json")
+
 
 def import_checkov() -> None:
     """Import what a scan runs, then move everything alive to the collector's permanent
@@ -43,9 +47,7 @@ def main(list_arguments: str, out: str, directories: list[str]) -> None:
                 directory,
                 "--framework",
                 *(Path(directory) / "frameworks").read_text().split(),
-                "--skip-download",
-                "-o",
-                "json",
+                *REPORT_ARGUMENTS,
             ]
         )
         (Path(out) / f"{index}.json").write_text(report)

@@ -16,6 +16,7 @@ import yaml
 
 from aistack import engine, k8s
 from aistack.queries.k8s import namespace_bundles
+from aistack.scan.checkov import REPORT_ARGUMENTS
 from tests import checkov_service
 from tests.k8s.conftest import GOVERNANCE, GSA
 
@@ -70,7 +71,7 @@ def _checkov(tmp_path, name, documents):
     (directory / "bundle.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
     # The session's checkov service, else a checkov process (tests/checkov_service.py).
     _, stdout = checkov_service.run(
-        ["-d", str(directory), "--framework", "kubernetes", "-o", "json", "--skip-download"]
+        ["-d", str(directory), "--framework", "kubernetes", *REPORT_ARGUMENTS]
     )
     report = json.loads(stdout)
     report = report[0] if isinstance(report, list) else report

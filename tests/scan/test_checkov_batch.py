@@ -2,6 +2,8 @@
 process gives. The session's batch (conftest) holds every example stack and program; the
 ALONE programs were also scanned in processes of their own."""
 
+from pathlib import Path
+
 import pytest
 
 from aistack import engine
@@ -47,3 +49,17 @@ def test_stacks_with_nothing_to_scan_start_no_checkov():
 def test_checkov_s_interpreter_is_read_from_its_script():
     interpreter = _interpreter_of(find_checkov())
     assert interpreter is not None and "python" in interpreter
+
+
+def test_the_batch_asks_for_the_report_a_single_scan_asks_for():
+    # checkov_batch.py runs in checkov's interpreter and keeps its own copy of the arguments.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "checkov_batch", Path(checkov_module.__file__).with_name("checkov_batch.py")
+    )
+    assert spec is not None and spec.loader is not None
+    batch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(batch)
+    assert batch.REPORT_ARGUMENTS == checkov_module.REPORT_ARGUMENTS
+    assert "--compact" in batch.REPORT_ARGUMENTS and "--skip-download" in batch.REPORT_ARGUMENTS
