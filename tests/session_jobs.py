@@ -101,7 +101,7 @@ def start(config: pytest.Config, nodeids: list[str]) -> None:
         started[name] = subprocess.Popen(
             command,
             cwd=ROOT,
-            env={**os.environ, _INSIDE_A_JOB: name},
+            env={**os.environ, _INSIDE_A_JOB: name, _JOB_DIRECTORY: str(directory)},
             stdout=log,
             stderr=subprocess.STDOUT,
         )
@@ -163,6 +163,8 @@ def stop(config: pytest.Config) -> None:
 
 _STARTED = pytest.StashKey[dict]()
 _INSIDE_A_JOB = "AISTACK_SESSION_JOB"
+#: A job's process: the session's shared directory, where `publish` writes.
+_JOB_DIRECTORY = "AISTACK_SESSION_JOB_DIRECTORY"
 
 
 def service_spool(name: str) -> Path | None:
@@ -207,6 +209,33 @@ def result(name: str, config: pytest.Config) -> Any:
     return json.loads(done.read_text())
 
 
+def publish(name: str, data: bytes) -> None:
+    """Inside a running job: hand `data` to the session's tests now, before the job's
+    result (`published` reads it). Outside a job: nothing."""
+    directory = os.environ.get(_JOB_DIRECTORY)
+    if directory:
+        _write_bytes(Path(directory) / name, data)
+
+
+def published(name: str, job: str) -> bytes | None:
+    """What the session's `job` published as `name`, waited for; None when the session did
+    not start that job, or the job ended (or failed) without publishing it."""
+    config = _SESSION.get("config")
+    if config is None:
+        return None
+    directory = shared_directory(config)
+    if not (directory / f"{job}.pid").exists():
+        return None
+    wanted = directory / name
+    ended = (directory / f"{job}.json", directory / f"{job}.error")
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    while not wanted.exists():
+        if any(path.exists() for path in ended) or time.monotonic() > deadline:
+            return None
+        time.sleep(0.05)
+    return wanted.read_bytes()
+
+
 def _function(name: str) -> Any:
     module, function = JOBS[name].function.split(":")
     return getattr(importlib.import_module(module), function)
@@ -226,9 +255,13 @@ def _main(name: str, directory: Path) -> None:
 
 
 def _write(path: Path, text: str) -> None:
+    _write_bytes(path, text.encode())
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     # Written whole, then renamed: a waiting test never reads half a file.
     partial = path.with_name(path.name + f".{os.getpid()}.partial")
-    partial.write_text(text)
+    partial.write_bytes(data)
     partial.replace(path)
 
 

@@ -178,7 +178,7 @@ def _graphs(run_project: Any = engine.run_project) -> dict[str, StackGraph]:
 @pytest.fixture(scope="module")
 def graphs() -> dict[str, StackGraph]:
     # The example stacks as tests/previews.py hands them to every other test: copies of
-    # this process's one real run of each, which is what the digests must hold.
+    # the session's one real run of each, which is what the digests must hold.
     from tests import previews
 
     return _graphs(previews.run_project)

@@ -110,6 +110,8 @@ def compute_scans() -> dict:
     graphs = {
         name: engine.run_project(directory, stack="dev") for name, directory in STACKS.items()
     }
+    # The workers preview the example stacks from these runs (tests/previews.py).
+    previews.publish({STACKS[name].resolve(): graphs[name] for name in STACKS})
     for name, (program, config) in PROGRAMS.items():
         graphs[name] = engine.run(program, config=config)
     executable = find_checkov()
