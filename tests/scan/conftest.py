@@ -123,9 +123,11 @@ def compute_scans() -> dict:
             text=True,
             check=False,
         )
-        alone = {name: pool.submit(run_checkov, graphs[name]) for name in ALONE}
         scans = scan_many(list(graphs.values()), skips=None)
         results = {name: _record(result) for name, result in zip(graphs, scans, strict=True)}
+        # After the batch, which printed the check list their guideline links are read
+        # from: scanned before it, each would start a `checkov --list` of its own.
+        alone = {name: pool.submit(run_checkov, graphs[name]) for name in ALONE}
         for name in ALONE:
             # What scan(graph, skips=None) returns, its checkov process run beside the batch.
             own = _scan_result(graphs[name], alone[name].result(), SkipList(()))
