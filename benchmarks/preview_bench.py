@@ -124,9 +124,13 @@ def sdk_modules(stack: str) -> list[str]:
 
 
 def import_floor_code(modules: list[str]) -> str:
-    # Touching an attribute is what loads a lazily registered module.
-    return "import importlib, pydantic, typer, rich\n" + "".join(
-        f"hasattr(importlib.import_module({m!r}), '_load')\n" for m in modules
+    # Touching an attribute is what loads a lazily registered module. The heap is frozen
+    # at the end, as the console script freezes it (aistack.cli.main): Python's exit then
+    # skips its last collection over every object, which is no part of loading the SDK.
+    return (
+        "import gc, importlib, pydantic, typer, rich\n"
+        + "".join(f"hasattr(importlib.import_module({m!r}), '_load')\n" for m in modules)
+        + "gc.freeze()\n"
     )
 
 
