@@ -8,8 +8,9 @@ What `component_provider_host(COMPONENTS, PACKAGE, version=VERSION)` does, with 
 schema inferred inside `sources_parsed_once`: Pulumi's analyzer reads each input type's
 docstrings through `inspect.getsource`, which parses args.py whole for each of its 150
 types, about 4.5 s at every `pulumi preview` or `up` of a program in another language;
-parsed once, it takes a seventh of that (codegen.sources_parsed_once says why that is the
-same schema). The parse cache ends with the inference, before the server starts.
+parsed once, and each class found by one walk of the tree, it takes 0.1-0.4 s
+(codegen.sources_parsed_once says why that is the same schema). The parse cache and the
+class index end with the inference, before the server starts.
 """
 
 import sys
