@@ -97,16 +97,21 @@ def _env() -> dict[str, str]:
     return {**os.environ, "COLUMNS": "140", "PYTHONWARNINGS": "ignore"}
 
 
-def _once(code: str) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds, peak MB) of one fresh interpreter running `code`."""
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, code],
+def _python(*arguments: str) -> str:
+    """What a fresh interpreter, run from the repository with these arguments, prints."""
+    return subprocess.run(
+        [sys.executable, *arguments],
         cwd=ROOT,
         check=True,
         capture_output=True,
         text=True,
         env=_env(),
-    ).stdout.split()
+    ).stdout
+
+
+def _once(code: str) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak MB) of one fresh interpreter running `code`."""
+    out = _python("-c", MEASURE, code).split()
     return float(out[0]), float(out[1]), int(out[2]) / 1024
 
 
@@ -131,14 +136,7 @@ def measure_against_floor(code: str, floor_code: str, repeats: int) -> dict[str,
 
 
 def sdk_modules(stack: str) -> list[str]:
-    return subprocess.run(
-        [sys.executable, "-c", LOADED_SDK_MODULES.format(preview=preview_code(stack))],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-        env=_env(),
-    ).stdout.split()
+    return _python("-c", LOADED_SDK_MODULES.format(preview=preview_code(stack))).split()
 
 
 def import_floor_code(modules: list[str]) -> str:
@@ -153,14 +151,7 @@ def import_floor_code(modules: list[str]) -> str:
 
 
 def growth(n: int, repeats: int) -> dict[str, float]:
-    out = subprocess.run(
-        [sys.executable, "-c", GROWTH, str(n), str(repeats)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-        env=_env(),
-    ).stdout
+    out = _python("-c", GROWTH, str(n), str(repeats))
     return json.loads(out.strip().splitlines()[-1])
 
 
