@@ -46,6 +46,37 @@ def run(argv: list[str], *, timeout: float = 300) -> tuple[int, str]:
             [find_checkov(), *argv], capture_output=True, text=True, check=False, timeout=timeout
         )
         return done.returncode, done.stdout
+    return _ask(spool, argv)
+
+
+def executable(directory: Path) -> Path | None:
+    """A `checkov` executable, written in `directory`, that the session's service answers:
+    for a test that runs aistack as a user does (`aistack scan`, which starts checkov as a
+    process), without each of its processes paying checkov's import. None when the session
+    did not start the service."""
+    from tests import session_jobs
+
+    spool = session_jobs.service_spool("checkov-service")
+    if spool is None:
+        return None
+    script = directory / "checkov"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "# checkov, answered by the test session's checkov service.\n"
+        "import sys\n"
+        "from pathlib import Path\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
+        "from tests.checkov_service import _ask\n"
+        f"code, stdout = _ask(Path({str(spool)!r}), sys.argv[1:])\n"
+        "sys.stdout.write(stdout)\n"
+        "sys.exit(code)\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def _ask(spool: Path, argv: list[str]) -> tuple[int, str]:
+    """`checkov ARGV`'s exit code and standard output, from the service at `spool`."""
     name = uuid.uuid4().hex
     _write(spool / f"{name}.request", json.dumps({"argv": argv}))
     answer, stopped = spool / f"{name}.answer", spool / "stopped"

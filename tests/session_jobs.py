@@ -62,6 +62,7 @@ JOBS = {
             "tests/k8s/test_checkov.py",
             "tests/k8s/test_image_policy.py",
             "tests/k8s/test_training_job_template.py",
+            "tests/scan/test_cli_scan.py",
         ),
         (),
         service=True,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from aistack.cli import app
+from tests import checkov_service
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -23,7 +24,15 @@ def _project(tmp_path: Path, program: str) -> Path:
     return tmp_path
 
 
-def test_scan_lists_failed_checks_with_guideline_and_exits_1(tmp_path):
+def test_scan_lists_failed_checks_with_guideline_and_exits_1(tmp_path, monkeypatch):
+    # checkov as the user's `aistack scan` starts it, a process per scan and per check
+    # list, here answered by the session's checkov service (tests/checkov_service.py) when
+    # it runs: the same checkov, without a 3 s import per process. The session's checkov
+    # job runs the real executable as a process (tests/scan/conftest.py, ALONE).
+    (tmp_path / "bin").mkdir()
+    service = checkov_service.executable(tmp_path / "bin")
+    if service is not None:
+        monkeypatch.setenv("AISTACK_CHECKOV", str(service))
     project = _project(tmp_path, 'import pulumi_aws as aws\naws.s3.Bucket("raw")\n')
     result = runner.invoke(app, ["scan", str(project)])
     assert result.exit_code == 1, result.output
