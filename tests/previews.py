@@ -33,7 +33,7 @@ PUBLISHED = "example-previews.pickle"
 
 _real_run_project = engine.run_project
 _previews: dict[tuple[Path, str], StackGraph] = {}
-_asked_the_job: list[bool] = []
+_asked_the_job = False
 
 
 def run_project(path: str | Path, stack: str = "dev") -> StackGraph:
@@ -42,9 +42,10 @@ def run_project(path: str | Path, stack: str = "dev") -> StackGraph:
     directory = Path(path).resolve()
     if directory not in EXAMPLES:
         return _real_run_project(path, stack)
+    global _asked_the_job
     key = (directory, stack)
     if key not in _previews and stack == "dev" and not _asked_the_job:
-        _asked_the_job.append(True)
+        _asked_the_job = True
         published = session_jobs.published(PUBLISHED, "scans")
         if published is not None:
             _previews.update(((d, "dev"), graph) for d, graph in pickle.loads(published).items())

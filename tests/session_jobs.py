@@ -8,7 +8,8 @@ need (tests/conftest.py), each as `python -m tests.session_jobs NAME DIRECTORY`;
 fixture then waits for `DIRECTORY/NAME.json` (`result`). Before, the first xdist worker to
 ask computed the data while the others sat waiting on its lock: half a minute of both
 cores for checkov alone. Without a started job (a test run on its own, say) `result`
-computes the data in the asking process, as then.
+computes the data in the asking process, as then. A job may also hand something over
+before it ends (`publish`, read with `published`): the checkov job's example previews.
 """
 
 from __future__ import annotations
