@@ -7,16 +7,16 @@ and its own monitor, so one run never sees another's resources or config.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import gc
 import json
 import logging
 import runpy
 import sys
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pulumi
 from google.protobuf import empty_pb2
@@ -27,7 +27,7 @@ from pulumi.runtime import stack as pulumi_stack
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_in_stack
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
+from pulumi.runtime.sync_await import _sync_await
 
 from aistack.engine import gcp_cloud
 from aistack.engine.cloud import SimulatedCloud
@@ -37,6 +37,7 @@ from aistack.errors import ConfigError, EngineError
 __all__ = ["run", "run_project", "load_stack_config", "read_project"]
 
 Program = Callable[[], Any]
+T = TypeVar("T")
 
 
 def normalise(value: Any) -> Any:
@@ -61,15 +62,15 @@ def normalise(value: Any) -> Any:
 
 class _SeenInputs(pulumi_mocks.Mocks):
     """The simulated cloud, keeping the inputs the mocks monitor deserialised for the
-    registration this thread is making: the recorder reuses them rather than decoding the
-    same request a second time."""
+    registration it is making: the recorder reuses them rather than decoding the same
+    request a second time. (Registrations are made one at a time: `_InlineExecutor`.)"""
 
     def __init__(self, cloud: SimulatedCloud) -> None:
         self.cloud = cloud
-        self.local = threading.local()
+        self.inputs: dict[str, Any] = {}
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str | None, dict]:
-        self.local.inputs = args.inputs
+        self.inputs = args.inputs
         return self.cloud.new_resource(args)
 
     def call(self, args: pulumi_mocks.MockCallArgs) -> Any:
@@ -90,34 +91,11 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         #: What the Pulumi engine would have refused; the run fails with the first.
         self.engine_errors: list[str] = []
         self.seen_urns: set[str] = set()
-        self.urn_lock = threading.Lock()
-        #: The event loops the run's worker threads made for themselves (the SDK calls the
-        #: monitor from an executor, and each call ensures its thread has a loop): closed
-        #: when the run ends. Left open, each is finalised whenever the collector reaches
-        #: it, which may be in the middle of an `ast.parse` (pytest rewriting a module);
-        #: its failing `__del__` then corrupts CPython 3.11's parser state ("AST
-        #: constructor recursion depth mismatch").
-        self.thread_loops: set[asyncio.AbstractEventLoop] = set()
-
-    def _thread_loop(self) -> None:
-        loop = _ensure_event_loop()
-        with self.urn_lock:
-            self.thread_loops.add(loop)
-
-    def Invoke(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
-        self._thread_loop()
-        return super().Invoke(request)
-
-    def ReadResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
-        self._thread_loop()
-        return super().ReadResource(request)
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
-        self._thread_loop()
         urn = self.make_urn(request.parent, request.type, request.name)
-        with self.urn_lock:  # registrations arrive on several threads at once
-            duplicate = urn in self.seen_urns
-            self.seen_urns.add(urn)
+        duplicate = urn in self.seen_urns
+        self.seen_urns.add(urn)
         if duplicate:
             # The Pulumi engine refuses the second registration and fails the deployment;
             # a simulated run that accepted it would pass tests of a stack that cannot deploy.
@@ -132,7 +110,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             return response
         # What the mocks monitor decoded from request.object and handed to the cloud
         # (which copies before it changes anything).
-        inputs = normalise(self.seen.local.inputs)
+        inputs = normalise(self.seen.inputs)
         if request.type.startswith("pulumi:providers:"):
             # Resources refer to their provider as "urn::id"; remembering its inputs lets
             # invokes and ARNs use the provider's region and project.
@@ -162,7 +140,6 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
-        self._thread_loop()
         outputs = rpc.deserialize_properties(request.outputs)
         self.outputs_by_urn[request.urn] = normalise(dict(outputs))
         return empty_pb2.Empty()
@@ -250,6 +227,7 @@ def run(
     monitor = RecordingMonitor(cloud)
     loop = asyncio.new_event_loop()
     loop.set_exception_handler(_unretrieved)
+    loop.set_default_executor(_InlineExecutor())
     asyncio.set_event_loop(loop)
     try:
         settings.reset_options(project=project, stack=stack, preview=False)
@@ -284,14 +262,7 @@ def run(
     finally:
         with contextlib.suppress(Exception):
             loop.run_until_complete(loop.shutdown_asyncgens())
-        with contextlib.suppress(Exception):
-            # Joins the worker threads, so their loops are idle when closed below.
-            loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
-        for thread_loop in monitor.thread_loops:
-            if thread_loop is not loop and not thread_loop.is_running():
-                thread_loop.close()
-        monitor.thread_loops.clear()
         asyncio.set_event_loop(None)
         settings.reset_options()
         set_all_config({}, [])
@@ -327,6 +298,53 @@ _NO_STACK_TRACE = source_pb2.StackTrace()
 
 def _no_stack_trace() -> Any:
     return _NO_STACK_TRACE
+
+
+class _InlineExecutor(concurrent.futures.ThreadPoolExecutor):
+    """The run loop's default executor: each call runs at once on the loop's own thread.
+
+    The SDK hands every monitor call (register, invoke, read) to `run_in_executor`, for a
+    gRPC round trip that must not block the loop. The simulated monitor answers in
+    microseconds, and on a thread pool each call paid a hand-off between threads that
+    contend for the GIL, plus an event loop of the worker thread's own for the mocks
+    monitor's `_sync_await`: about two fifths of a run's CPU. Run inline, the calls are
+    made one at a time in the order the loop reaches them; what each records is the same
+    (tests/engine/test_digest.py). A subclass of ThreadPoolExecutor only because asyncio
+    accepts no other default executor; it never starts a thread."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1)
+
+    def submit(
+        self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as error:  # the caller's await raises it, as from a worker thread
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+        return future
+
+
+def _run_now(awaitable: Awaitable[T]) -> T:
+    """What the mocks monitor's `_sync_await` does, for the monitor running on the loop's
+    thread: it awaits `rpc.serialize_properties` of plain data, which finishes without
+    suspending, so the coroutine is stepped to its end here. The SDK's helper would instead
+    schedule it as a task and run the loop's other ready callbacks re-entrantly until it
+    finished. Should the coroutine wait on a future (a value still pending), the SDK's
+    helper waits for that future, and the coroutine goes on."""
+    if not asyncio.iscoroutine(awaitable):
+        return _sync_await(awaitable)
+    while True:
+        try:
+            waited = awaitable.send(None)
+        except StopIteration as finished:
+            return finished.value
+        if asyncio.isfuture(waited):
+            _sync_await(waited)
+            waited._asyncio_future_blocking = False
 
 
 async def _wait_for_rpcs(await_all_outstanding_tasks: bool = True) -> None:
@@ -386,17 +404,28 @@ def _lean_runtime() -> Iterator[None]:
       stack on every registration (`traceback.extract_stack`) for the CLI to show where a
       resource was declared, by an empty trace: the simulated cloud records no source
       positions, and the SDK sends none when the trace is empty. The SDK has no setting
-      that turns the capture off (3.272: `_get_stack_trace` is called unconditionally).
+      that turns the capture off (3.272: `_get_stack_trace` is called unconditionally);
+    - the mocks monitor's `_sync_await` by `_run_now`: with `_InlineExecutor` the monitor
+      runs on the loop's thread, where the SDK's helper would pump the running loop.
     """
-    saved = pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace
+    saved = (
+        pulumi_stack.wait_for_rpcs,
+        pulumi_resource._get_stack_trace,
+        pulumi_mocks._sync_await,  # type: ignore[attr-defined]
+    )
     thresholds = gc.get_threshold()
     gc.set_threshold(thresholds[0], thresholds[1], _NEVER)
     pulumi_stack.wait_for_rpcs = _wait_for_rpcs  # type: ignore[assignment]
     pulumi_resource._get_stack_trace = _no_stack_trace
+    pulumi_mocks._sync_await = _run_now  # type: ignore[attr-defined]
     try:
         yield
     finally:
-        pulumi_stack.wait_for_rpcs, pulumi_resource._get_stack_trace = saved
+        (
+            pulumi_stack.wait_for_rpcs,
+            pulumi_resource._get_stack_trace,
+            pulumi_mocks._sync_await,  # type: ignore[attr-defined]
+        ) = saved
         gc.set_threshold(*thresholds)
 
 

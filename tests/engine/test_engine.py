@@ -216,9 +216,8 @@ def test_provider_default_tags_reach_tags_all():
 
 
 def test_a_run_leaves_no_open_event_loop_behind():
-    # The SDK calls the monitor from worker threads, each of which makes itself a loop; one
-    # left open is finalised whenever the collector reaches it, and on Python 3.11 a failing
-    # `__del__` inside an `ast.parse` (pytest rewriting a module) corrupts the parser.
+    # A loop left open is finalised whenever the collector reaches it, and on Python 3.11 a
+    # failing `__del__` inside an `ast.parse` (pytest rewriting a module) corrupts the parser.
     import asyncio
     import gc
 
@@ -234,3 +233,47 @@ def test_a_run_leaves_no_open_event_loop_behind():
         if isinstance(obj, asyncio.AbstractEventLoop) and not obj.is_closed()
     ]
     assert open_loops == []
+
+
+def test_the_monitor_answers_on_the_runs_own_thread():
+    # The SDK hands each monitor call to the loop's default executor; the engine's runs them
+    # inline, so a run starts no worker thread (a thread pool's hand-offs were two fifths of
+    # a run's CPU).
+    import threading
+
+    threads_before = threading.active_count()
+    threads_during: list[int] = []
+
+    def program():
+        first = aws.s3.Bucket("first")
+        second = aws.s3.Bucket("second", tags={"peer": first.bucket})
+        second.arn.apply(lambda _: threads_during.append(threading.active_count()))
+
+    graph = engine.run(program)
+    assert graph.named("second").inputs["tags"] == {"peer": graph.named("first").outputs["bucket"]}
+    assert threads_during == [threads_before]
+
+
+def test_run_now_steps_a_coroutine_and_waits_for_what_it_awaits():
+    import asyncio
+
+    from aistack.engine.runner import _run_now
+
+    async def plain() -> int:
+        return 7
+
+    assert _run_now(plain()) == 7
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        pending = loop.create_future()
+        loop.call_soon(pending.set_result, 2)
+
+        async def doubled() -> int:
+            return 2 * await pending
+
+        assert _run_now(doubled()) == 4
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
