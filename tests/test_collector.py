@@ -1,5 +1,6 @@
 """tests/collector.py: at a new test module the previous module's garbage is freed and what
-lives is frozen; within a module nothing changes; the suite's conftest applies it."""
+lives is frozen, and the collector's own full passes are off; within a module nothing
+changes; the suite's conftest applies it."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def _tracked(thing: object) -> bool:
 def test_a_new_module_frees_the_last_modules_cycles_and_freezes_what_lives():
     freezer = ModuleFreezer()
     freezer.starting(_item("tests/a.py::test_one"))
+    gc.set_threshold(700, 10, 10)  # Python's defaults, as in a process without the freezer
     gc.disable()  # the cycle must still be there when the next module starts
     try:
         garbage = _Node()
@@ -39,6 +41,8 @@ def test_a_new_module_frees_the_last_modules_cycles_and_freezes_what_lives():
         gc.enable()
     assert gone() is None
     assert not _tracked(alive)
+    # Its pass per module is the worker's full pass: the collector makes none of its own.
+    assert gc.get_threshold()[2] >= 10**9
 
 
 def test_the_same_module_changes_nothing():
