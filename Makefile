@@ -83,10 +83,9 @@ nginx:
 
 # ruff first (a second); mypy beside the suite, at the lowest CPU priority: on a fresh clone
 # (no .mypy_cache) it takes 45-50 s of one core, reading the cloud SDKs' stubs. Niced, it
-# takes only the CPU the suite leaves idle (while a worker waits on a session job, at the
-# tail) and finishes after it, so pytest's clock shows the suite's own time; at the same
-# priority it stretched the suite by a third. Either failing fails the target; mypy's report
-# follows the suite's.
+# takes only the CPU the suite leaves idle and finishes after it, so pytest's clock shows the
+# suite's own time (on fresh clones, 124-136 s by pytest's clock at the same priority, 83-95 s
+# niced). Either failing fails the target; mypy's report follows the suite's.
 #
 # pytest keeps its assert-rewritten test modules in __pycache__ only where Python may write
 # bytecode: with PYTHONDONTWRITEBYTECODE set, each xdist worker would parse, rewrite and

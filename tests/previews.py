@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The example stacks: the reference stack at the root and every directory of stacks/.
 EXAMPLES = frozenset([ROOT, *(p.parent for p in (ROOT / "stacks").glob("*/Pulumi.yaml"))])
 
-#: What the session's checkov job publishes: {stack directory: graph} of the `dev` stacks.
+#: What the session's checkov job publishes: {stack directory: pickled graph} of the `dev`
+#: stacks.
 PUBLISHED = "example-previews.pickle"
 
 _real_run_project = engine.run_project
@@ -49,14 +50,15 @@ def run_project(path: str | Path, stack: str = "dev") -> StackGraph:
         _asked_the_job = True
         published = session_jobs.published(PUBLISHED, "scans")
         if published is not None:
-            _previews.update(
-                ((d, "dev"), pickle.dumps(graph)) for d, graph in pickle.loads(published).items()
-            )
+            _previews.update(((d, "dev"), graph) for d, graph in pickle.loads(published).items())
     if key not in _previews:
         _previews[key] = pickle.dumps(_real_run_project(path, stack))
     return pickle.loads(_previews[key])
 
 
 def publish(graphs: dict[Path, StackGraph]) -> None:
-    """For the session's job: the example stacks' `dev` previews, for every worker."""
-    session_jobs.publish(PUBLISHED, pickle.dumps(graphs))
+    """For the session's job: the example stacks' `dev` previews, for every worker, each
+    graph pickled as `run_project` keeps it."""
+    session_jobs.publish(
+        PUBLISHED, pickle.dumps({directory: pickle.dumps(g) for directory, g in graphs.items()})
+    )
