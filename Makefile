@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env bytecode scan-env nginx preview test lint format typecheck bench check cost scan clean schema
+.PHONY: env bytecode scan-env nginx preview test lint format typecheck bench suite-profile check cost scan clean schema
 
 env: .venv/.aistack-synced
 
@@ -104,6 +104,11 @@ bench: bytecode
 	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(RUN) python benchmarks/preview_bench.py
 	$(RUN) python benchmarks/gateway_bench.py
+
+# Where the suite's CPU goes: workers, session jobs, the engine (runs, resources, refusals,
+# repeated builds) and the floor of its CPU over the machine's cores (docs/architecture.md).
+suite-profile: bytecode nginx scan-env
+	$(RUN) python benchmarks/suite_profile.py
 
 clean:
 	rm -rf .venv tools/checkov/.venv .ruff_cache .pytest_cache
