@@ -50,6 +50,12 @@ def kubernetes_namespaces() -> None:
     _deployment("loose-server", "elsewhere", SERVER["spec"])
 
 
+def aws_and_kubernetes() -> None:
+    """Both of the above in one program: checkov scans it with both of its frameworks."""
+    aws_bucket_and_template()
+    kubernetes_namespaces()
+
+
 def kubernetes_typo() -> None:
     """A Deployment with a misspelt field (`replica`)."""
     kubernetes.core.v1.ConfigMap("settings", metadata={"namespace": "team"}, data={"a": "b"})

@@ -24,6 +24,13 @@ def test_a_stack_in_the_batch_has_the_result_of_its_own_process(stack_scans, nam
     )
 
 
+def test_the_program_scanned_alone_was_judged_by_both_frameworks(stack_scans):
+    """Both of checkov's runners aistack uses ran in the proving process: each framework's
+    findings, those its two programs have on their own in the batch."""
+    alone = {f.resource for f in stack_scans["aws-and-k8s alone"].findings}
+    assert alone == {"plain", "open-imds", "loose-server"}
+
+
 def test_each_stack_of_the_batch_was_judged_on_its_own_resources(stack_scans):
     """checkov's runners keep their first run's definitions unless each scan gets fresh
     ones: then every stack after the first would report the first's checks."""
