@@ -137,7 +137,7 @@ def run_suite(out: str, pytest_args: list[str]) -> tuple[int, float, float]:
     descendant that its parent waited for, which the session's processes all are)."""
     env = {**os.environ, OUT: out, "PYTHONPATH": str(Path(__file__).parent)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as `make test` runs it
-    command = [sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "suite_profile"]
+    command = [sys.executable, "-m", "pytest", "-n", "auto", "-p", "suite_profile"]
     started = time.perf_counter()
     process = subprocess.Popen(
         [*command, *pytest_args], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
@@ -179,7 +179,8 @@ def report(workers: dict[str, dict[str, Any]], wall: float, cpu: float) -> None:
         seen.add(run["fingerprint"])
     print(
         f"\nengine: {len(runs)} runs, {resources} resources registered by the {len(built)} "
-        f"that finished, {built_cpu / max(resources, 1) * 1000:.2f} ms of CPU each"
+        f"that finished, {built_cpu / max(resources, 1) * 1000:.2f} ms of CPU each "
+        "(with the SDK modules a run is the first to import)"
     )
     outcomes = collections.Counter(run["outcome"] for run in failed)
     print(
