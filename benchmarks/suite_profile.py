@@ -1,7 +1,7 @@
 """Where the test suite's CPU goes (`make suite-profile`): a measurement, not a test (issue 17).
 
-Runs the suite as `make test` runs it (`pytest -n auto`), with this module loaded as a
-pytest plugin in every process of the session, and prints:
+Runs the suite as `make test` runs it (`pytest -n auto`; without mypy beside it), with
+this module loaded as a pytest plugin in every process of the session, and prints:
 
 - the machine's speed (a fixed Python loop) before and after: on a shared machine it
   drifts by half within an hour, and every figure below follows it;
@@ -9,9 +9,11 @@ pytest plugin in every process of the session, and prints:
   tree), the xdist workers' (collecting, running tests, the subprocesses they start), and
   the rest (the controller and the session jobs: the checkov batch and service, the budget
   cases);
-- the engine: runs, resources registered, CPU per resource; the runs that end in an error
-  (a refusal pays for everything built before it) and the builds the session repeats (the
-  same resources with the same inputs and config, each run after the first);
+- the engine in the workers (the scans job's runs are among the jobs' CPU): runs,
+  resources registered, CPU per resource; the runs that end in an error (a refusal pays for
+  everything built before it) and the builds a worker repeats (the same resources with the
+  same inputs and config, each run after the first), and of those the ones a test module
+  repeats (shareable by a module fixture);
 - the test modules that spend the most engine CPU;
 - the floor on this machine: the session's CPU over its cores, the least wall time any
   scheduling of the same work could take.
@@ -22,6 +24,7 @@ pytest plugin in every process of the session, and prints:
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import json
 import os
@@ -62,6 +65,7 @@ def _fingerprint(graph: Any) -> str:
 
 
 def _timed(run: Any) -> Any:
+    @functools.wraps(run)
     def timed_run(*args: Any, **kwargs: Any) -> Any:
         started = time.process_time()
         outcome, graph = "ok", None
@@ -135,7 +139,8 @@ def machine_speed() -> float:
 def run_suite(out: str, pytest_args: list[str]) -> tuple[int, float, float]:
     """The suite's exit code, wall seconds and CPU seconds (its whole process tree: every
     descendant that its parent waited for, which the session's processes all are)."""
-    env = {**os.environ, OUT: out, "PYTHONPATH": str(Path(__file__).parent)}
+    path = os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, OUT: out, "PYTHONPATH": path}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as `make test` runs it
     command = [sys.executable, "-m", "pytest", "-n", "auto", "-p", "suite_profile"]
     started = time.perf_counter()
@@ -143,12 +148,12 @@ def run_suite(out: str, pytest_args: list[str]) -> tuple[int, float, float]:
         [*command, *pytest_args], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
     assert process.stdout is not None
-    last = ""
-    for line in process.stdout:
-        last = line.strip() or last
+    lines = [line.rstrip() for line in process.stdout]
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-    print(f"pytest: {last}")
+    if process.returncode:
+        print("\n".join(lines))  # what failed, whole
+    print(f"pytest: {next((line for line in reversed(lines) if line), '')}")
     return process.returncode, time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
@@ -171,14 +176,24 @@ def report(workers: dict[str, dict[str, Any]], wall: float, cpu: float) -> None:
     resources = sum(run["resources"] for run in built)
     built_cpu = sum(run["cpu"] for run in built)
     failed = [run for run in runs if run["outcome"] != "ok"]
-    seen: set[str] = set()
-    repeated = []
-    for run in built:
-        if run["fingerprint"] in seen:
-            repeated.append(run)
-        seen.add(run["fingerprint"])
+    # A build is repeated where its worker made it before (another worker's copy could only
+    # be shared through the disk); in its own module, a module fixture could share it.
+    in_worker, in_module = [], []
+    for worker in workers.values():
+        seen: set[str] = set()
+        seen_in_module: set[tuple[str, str]] = set()
+        for run in worker["runs"]:
+            if run["outcome"] != "ok":
+                continue
+            if run["fingerprint"] in seen:
+                in_worker.append(run)
+            if (run["module"], run["fingerprint"]) in seen_in_module:
+                in_module.append(run)
+            seen.add(run["fingerprint"])
+            seen_in_module.add((run["module"], run["fingerprint"]))
     print(
-        f"\nengine: {len(runs)} runs, {resources} resources registered by the {len(built)} "
+        f"\nengine, in the workers: {len(runs)} runs, {resources} resources registered by the "
+        f"{len(built)} "
         f"that finished, {built_cpu / max(resources, 1) * 1000:.2f} ms of CPU each "
         "(with the SDK modules a run is the first to import)"
     )
@@ -188,7 +203,9 @@ def report(workers: dict[str, dict[str, Any]], wall: float, cpu: float) -> None:
         f"({', '.join(f'{name} {n}' for name, n in outcomes.most_common())})"
     )
     print(
-        f"  builds repeated        {sum(r['cpu'] for r in repeated):6.1f} s  {len(repeated)} runs"
+        f"  builds repeated        {sum(r['cpu'] for r in in_worker):6.1f} s  {len(in_worker)} runs"
+        f" (in the same test module: {sum(r['cpu'] for r in in_module):.1f} s, "
+        f"{len(in_module)} runs)"
     )
     by_module: collections.Counter[str] = collections.Counter()
     count: collections.Counter[str] = collections.Counter()
@@ -211,6 +228,8 @@ def main(argv: list[str]) -> int:
     )
     if workers:
         report(workers, wall, cpu)
+    else:
+        print("no xdist worker reported: the profile needs the suite on workers (-n auto)")
     return code
 
 
