@@ -21,8 +21,8 @@ from aistack.aws._node import offer_in_region
 from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
-from aistack.images import pinned_image
-from aistack.model_versions import (  # re-exported: S7, every cloud
+from aistack.contracts.images import pinned_image
+from aistack.contracts.model_versions import (  # re-exported: S7, every cloud
     MOVING_LABELS,
     check_full_logging,
     explicit_version,

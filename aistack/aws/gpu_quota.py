@@ -35,7 +35,7 @@ import pulumi_aws as aws
 from pydantic import Field, field_validator
 
 from aistack import catalog
-from aistack._quota_needs import as_dicts, gather_needs
+from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.aws._base import child_opts
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problems

@@ -48,8 +48,8 @@ from aistack.aws._node import offers_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.catalog import InstanceType
 from aistack.config import AistackModel, Governance
+from aistack.contracts.k8s import labels_for, stack_label
 from aistack.errors import ConfigError, Problem, Problems
-from aistack.k8s._base import labels_for
 
 __all__ = [
     "CAPACITY_TYPES",
@@ -474,7 +474,12 @@ class KarpenterGpuPool(pulumi.ComponentResource):
         node_class_name = name
         node_class_spec = _node_class_spec(args, tags)
         node_class_spec["role"] = self.node_role.name
-        object_labels = labels_for(args.governance, workload="training", pool=name)
+        object_labels = labels_for(
+            args.governance,
+            stack_label(pulumi.get_project(), pulumi.get_stack()),
+            workload="training",
+            pool=name,
+        )
         self.node_class = k8s.apiextensions.CustomResource(
             f"{name}-node-class",
             api_version=crd.NODECLASS_API_VERSION,

@@ -21,8 +21,8 @@ from aistack import catalog
 from aistack.config import AistackModel, DataClassification, Governance
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
-from aistack.images import require_digest
-from aistack.model_versions import check_full_logging, explicit_version, version_slug
+from aistack.contracts.images import require_digest
+from aistack.contracts.model_versions import check_full_logging, explicit_version, version_slug
 
 if TYPE_CHECKING:
     from aistack.gcp.dataset_bucket import DatasetBucket

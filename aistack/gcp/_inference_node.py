@@ -1,7 +1,7 @@
 """The GCE startup script of a `gcp.InferenceTier` serving VM: one model version behind the
 nginx gateway, the same serve.sh, node scripts and nginx.conf as an AWS serving node.
 
-Reused, not copied: `aistack.aws._inference_node` renders the settings, the model server's
+Reused, not copied: `aistack.node.serving` renders the settings, the model server's
 `docker run` arguments and the archive; the scripts run with `AISTACK_CLOUD=gcp`, so their
 `# [gcp]` blocks (kept here, dropped from AWS user data) use the metadata server, `gcloud
 storage`, Artifact Registry's token login and the Ops Agent. The gateway is
@@ -16,25 +16,28 @@ health check) recreates the VM.
 
 from __future__ import annotations
 
-import base64
 import json
-import shlex
 from typing import Any
 
 from aistack import node
-from aistack.aws import _inference_node as shared
 from aistack.errors import ConfigError
-from aistack.gateway.serving import serving_nginx_conf
+from aistack.node import serving as shared
+from aistack.node.serving import (
+    INSTALL_DIR,
+    ServingNode,
+    boot_script,
+    check_runtime_args,
+    runtime_docker_args,
+    serving_files,
+    unpack_files,
+)
 
 __all__ = ["INSTALL_DIR", "ServingNode", "ops_agent_config", "render_serving_startup_script"]
 
-ServingNode = shared.ServingNode
-INSTALL_DIR = shared.INSTALL_DIR
-ENV_FILE = shared.ENV_FILE
 LOG_DIR = "/var/log/aistack"
 
 
-def ops_agent_config(spec: shared.ServingNode) -> dict[str, Any]:
+def ops_agent_config(spec: ServingNode) -> dict[str, Any]:
     """The Ops Agent config: aistack's and the gateway's log files under the tier's log name
     (the GPU metrics are the agent's defaults on a GPU VM, as in aistack.node)."""
     paths = [f"{LOG_DIR}/*.log"]
@@ -52,7 +55,7 @@ def ops_agent_config(spec: shared.ServingNode) -> dict[str, Any]:
     }
 
 
-def environment(spec: shared.ServingNode, instance_group: str) -> dict[str, str]:
+def environment(spec: ServingNode, instance_group: str) -> dict[str, str]:
     env = shared.environment(spec)
     env.update(
         AISTACK_CLOUD="gcp",
@@ -66,37 +69,15 @@ def environment(spec: shared.ServingNode, instance_group: str) -> dict[str, str]
     return env
 
 
-def render_serving_startup_script(spec: shared.ServingNode, *, instance_group: str) -> str:
+def render_serving_startup_script(spec: ServingNode, *, instance_group: str) -> str:
     """A `startup-script` metadata value: settings, files, `serve.sh boot`."""
-    args = shared.runtime_docker_args(spec, cloud="gcp")
-    for arg in args:
-        if not shared._ONE_LINE.fullmatch(arg):
-            raise ConfigError(
-                f"{arg!r} is not one line of printable ASCII.",
-                field="runtimeArgs",
-                fix="pass each argument as its own list item, without line breaks.",
-            )
+    args = runtime_docker_args(spec, cloud="gcp")
+    check_runtime_args(args)
     files = {
-        **{name: shared._strip_comments(node.script(name, "gcp")) for name in shared.NODE_FILES},
-        **{
-            name: shared._strip_comments(shared.serving_script(name, cloud="gcp"))
-            for name in shared.SERVING_FILES
-        },
-        "nginx.conf": shared._strip_comments(
-            serving_nginx_conf(
-                spec.gateway,
-                request_logging=spec.request_logging,
-                trusted_proxies=spec.trusted_proxies,
-            )
-        ),
-        "runtime.args": "".join(f"{arg}\n" for arg in args),
+        **serving_files(spec, args, "gcp"),
         "ops-agent.yaml": json.dumps(ops_agent_config(spec), indent=2) + "\n",
     }
-    env_lines = "".join(
-        f"{k}={shlex.quote(v)}\n" for k, v in environment(spec, instance_group).items()
-    )
-    archive = base64.encodebytes(shared._archive(files)).decode("ascii")
-    text = (
+    text = boot_script(
         "#!/bin/bash\n"
         f"# aistack serving VM: {spec.model_name} {spec.model_version} on {spec.runtime},\n"
         "# behind the nginx gateway. Rendered by aistack.gcp.InferenceTier; documented in\n"
@@ -105,15 +86,9 @@ def render_serving_startup_script(spec: shared.ServingNode, *, instance_group: s
         "umask 022\n"
         # Compute Engine runs the startup script at every boot; serve.sh boot is idempotent
         # (units are rewritten, a synced model version is a cache hit).
-        f"mkdir -p {INSTALL_DIR} {ENV_FILE.rsplit('/', 1)[0]}\n"
-        f"cat >{ENV_FILE} <<'AISTACK_ENV'\n"
-        f"{env_lines}"
-        "AISTACK_ENV\n"
-        f"base64 -d <<'AISTACK_FILES' | tar -xzf - -C {INSTALL_DIR}\n"
-        f"{archive}"
-        "AISTACK_FILES\n"
-        f"export AISTACK_ENV_FILE={ENV_FILE}\n"
-        f"exec bash {INSTALL_DIR}/serve.sh boot\n"
+        "",
+        environment(spec, instance_group),
+        files,
     )
     size = len(text.encode("utf-8"))
     if size > node.STARTUP_SCRIPT_LIMIT_BYTES:
@@ -128,4 +103,4 @@ def render_serving_startup_script(spec: shared.ServingNode, *, instance_group: s
 
 def unpack_startup_script(text: str) -> dict[str, str]:
     """The files inside a rendered startup script, by name (tests, reading a VM)."""
-    return shared.unpack_user_data(text)
+    return unpack_files(text)

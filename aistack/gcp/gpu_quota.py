@@ -36,7 +36,7 @@ import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
 from aistack import catalog
-from aistack._quota_needs import as_dicts, gather_needs
+from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp._base import child_opts

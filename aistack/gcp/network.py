@@ -37,10 +37,10 @@ from pydantic import Field, field_validator, model_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
+from aistack.contracts.gcp import TIER_MARK
 from aistack.errors import ConfigError, Problems
 from aistack.gcp._base import child_opts, labels_for
 from aistack.gcp.project_services import ProjectServices
-from aistack.queries.gcp import TIER_MARK as QUERY_TIER_MARK
 
 if TYPE_CHECKING:
     from aistack.gcp.dataset_bucket import DatasetBucket
@@ -96,9 +96,8 @@ IAP_TCP_FORWARDING_RANGE = "35.235.240.0/20"
 #: drops (Firewall Rules Logging docs: implied rules are not logged).
 DENY_ALL_PRIORITY = 65534
 ALLOW_PRIORITY = 1000
-#: Firewall rules and subnets carry their tier in the description (compute networks,
-#: subnetworks and firewall rules take no labels); the S1 rules read it.
-TIER_MARK = QUERY_TIER_MARK
+#: Firewall rules and subnets carry their tier in the description after TIER_MARK (compute
+#: networks, subnetworks and firewall rules take no labels); the S1 rules read it.
 #: The proxy-only subnet's mark (Envoy-based regional and internal load balancers).
 PROXY_TIER = "proxy"
 

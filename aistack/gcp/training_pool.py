@@ -48,7 +48,7 @@ from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
 from aistack.gcp.gpu_quota import GpuNeed
-from aistack.images import pinned_image
+from aistack.contracts.images import pinned_image
 from aistack.node import NodeBootstrapConfig, render_startup_script
 
 with warnings.catch_warnings():

@@ -19,11 +19,16 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, DataClassification, Governance
+from aistack.contracts.images import pinned_image
+from aistack.contracts.k8s import MAX_REPLICAS, parse_quantity
+from aistack.contracts.model_versions import (
+    MOVING_LABELS,
+    check_full_logging,
+    explicit_version,
+    version_slug,
+)
 from aistack.errors import Problems
 from aistack.gateway import GatewayConfig
-from aistack.images import pinned_image
-from aistack.model_versions import MOVING_LABELS, check_full_logging, explicit_version, version_slug
-from aistack.queries.k8s import parse_quantity
 
 if TYPE_CHECKING:
     from aistack.k8s.team_namespace import TeamNamespace
@@ -46,8 +51,6 @@ __all__ = [
 
 #: Versions one service routes between; more is a migration, not a rollback.
 MAX_VERSIONS = 5
-#: The most replicas one version may have; a bigger fleet is a deliberate, separate decision.
-MAX_REPLICAS = 100
 # A valid label value too (alphanumeric at both ends), so pods can carry it.
 _NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$"
 _DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"

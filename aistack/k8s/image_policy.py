@@ -67,15 +67,15 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
-from aistack.errors import Problems
-from aistack.k8s._base import MANAGED_LABEL, annotations_for, child_opts, labels_for
-from aistack.k8s._policy_labels import (
+from aistack.contracts.k8s import (
     ENFORCES_LABEL,
     MODEL_NAME_LABEL,
     MODEL_VERSION_LABEL,
     TIER_LABEL,
 )
-from aistack.model_versions import moving_label_regex
+from aistack.contracts.model_versions import moving_label_regex
+from aistack.errors import Problems
+from aistack.k8s._base import MANAGED_LABEL, annotations_for, child_opts, labels_for
 
 __all__ = [
     "DIGEST_REGEX",
@@ -95,7 +95,7 @@ __all__ = [
 SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
 
 #: A reference ending in a sha256 digest, one `@`: `repo[:tag]@sha256:<64 lowercase hex>`.
-#: Container runtimes pull by the digest and ignore a tag beside it (aistack.images). RE2
+#: Container runtimes pull by the digest and ignore a tag beside it (aistack.contracts.images). RE2
 #: syntax, as CEL's `matches` reads it in the API server; Python's `re` reads it the same.
 DIGEST_REGEX = "^[^@]+@sha256:[0-9a-f]{64}$"
 

@@ -34,6 +34,14 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+# Pod labels the serving pods carry (k8s.ImagePolicy requires the version on serving pods)
+# and the sidecar's config directory, shared with the rules that read them.
+from aistack.contracts.k8s import (
+    GATEWAY_CONF_DIR,
+    MODEL_NAME_LABEL,
+    MODEL_VERSION_LABEL,
+    parse_quantity,
+)
 from aistack.gateway import GatewayConfig
 from aistack.gateway.serving import serving_nginx_conf
 from aistack.k8s._base import annotations_for, child_opts, label_value, labels_for, stack_id
@@ -67,11 +75,6 @@ from aistack.k8s._monitoring_crs import (
     RuleGroup,
     render,
 )
-from aistack.queries.k8s import parse_quantity
-
-# Pod labels the serving pods carry (k8s.ImagePolicy requires the version on serving pods)
-# and the sidecar's config directory, shared with the rules that read them.
-from aistack.queries.k8s_serving import GATEWAY_CONF_DIR, MODEL_NAME_LABEL, MODEL_VERSION_LABEL
 
 if TYPE_CHECKING:
     from aistack.k8s.team_namespace import TeamNamespace

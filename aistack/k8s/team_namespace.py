@@ -31,6 +31,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
+from aistack.contracts.k8s import parse_quantity
 from aistack.errors import Problems
 from aistack.k8s._base import (
     OLDEST_KUBERNETES,
@@ -39,7 +40,6 @@ from aistack.k8s._base import (
     labels_for,
     stateful_opts,
 )
-from aistack.queries.k8s import parse_quantity
 
 __all__ = [
     "EgressAllow",

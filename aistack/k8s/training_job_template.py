@@ -40,11 +40,11 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
+from aistack.contracts.images import require_digest
+from aistack.contracts.k8s import parse_quantity
 from aistack.errors import Problems
-from aistack.images import require_digest
 from aistack.k8s import _job_models as m
 from aistack.k8s._base import annotations_for, child_opts, labels_for
-from aistack.queries.k8s import parse_quantity
 
 if TYPE_CHECKING:
     from aistack.k8s.team_namespace import TeamNamespace

@@ -34,9 +34,9 @@ from pulumi_kubernetes import _utilities as k8s_utilities
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
+from aistack.contracts.k8s import KUEUE_GROUP, MAX_QUEUE_GPUS, parse_quantity
 from aistack.errors import Problems
 from aistack.k8s._base import annotations_for, child_opts, labels_for
-from aistack.queries.k8s import KUEUE_GROUP, MAX_QUEUE_GPUS, parse_quantity
 
 __all__ = [
     "KUEUE_VERSION",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from aistack.config import ALLOWED_REGIONS_TAG, gcp_label
+from aistack.contracts.gcp import TIER_MARK
 from aistack.engine.graph import Resource, StackGraph
 
 GCS_BUCKET = "gcp:storage/bucket:Bucket"
@@ -377,9 +378,6 @@ def custom_role_permissions(graph: StackGraph, role: str) -> list[str] | None:
 
 FIREWALL = "gcp:compute/firewall:Firewall"
 SUBNETWORK = "gcp:compute/subnetwork:Subnetwork"
-#: Where a subnet's or firewall rule's tier is written (compute networking takes no labels):
-#: gcp.Network starts their descriptions with it.
-TIER_MARK = "aistack-network-tier="
 #: Subnet purposes that hold no VMs: load balancer proxies (flow logs and Private Google
 #: Access do not apply; checkov's CKV_GCP_26/74 skip them too).
 PROXY_PURPOSES = ("INTERNAL_HTTPS_LOAD_BALANCER", "REGIONAL_MANAGED_PROXY", "GLOBAL_MANAGED_PROXY")
@@ -803,14 +801,14 @@ def startup_files(template: Resource) -> dict[str, str]:
     import binascii
     import tarfile
 
-    # The packer's own reader: gcp.InferenceTier renders its scripts with the AWS module.
-    from aistack.aws._inference_node import unpack_user_data
+    # The packer's own reader: both clouds' serving nodes are rendered by it.
+    from aistack.node.serving import unpack_files
 
     script = startup_script(template)
     if "<<'AISTACK_FILES'" not in script:
         return {}
     try:
-        return unpack_user_data(script)
+        return unpack_files(script)
     except (binascii.Error, tarfile.TarError, OSError, UnicodeDecodeError, IndexError):
         return {}
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from aistack.contracts.k8s import KUEUE_GROUP, MAX_QUEUE_GPUS, parse_quantity
 from aistack.engine.graph import Resource, StackGraph
 from aistack.engine.k8s_cloud import is_builtin_api
 from aistack.queries import revealed
@@ -160,40 +160,7 @@ def metadata_of(resource: Resource) -> dict[str, Any]:
 
 # ---- quantities -------------------------------------------------------------------------
 
-#: apimachinery/pkg/api/resource/quantity.go: <signedNumber><suffix>, where the suffix is a
-#: binary SI (Ki Mi Gi Ti Pi Ei), a decimal SI (n u m "" k M G T P E; suffix.go) or a
-#: decimal exponent (e<signedNumber> / E<signedNumber>).
-_QUANTITY = re.compile(
-    r"(?P<number>[+-]?(\d+\.?\d*|\.\d+))"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?"
-)
-_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-
-
-def parse_quantity(text: str | int | float) -> Decimal:
-    """A Kubernetes quantity (`"500m"`, `"16Gi"`, `"8"`, `"1e3"`) as a number; ValueError
-    when the API server would refuse it."""
-    if isinstance(text, int | float) and not isinstance(text, bool):
-        return Decimal(str(text))
-    match = _QUANTITY.fullmatch(str(text).strip()) if isinstance(text, str) else None
-    if match is None:
-        raise ValueError(
-            f"{text!r} is not a Kubernetes quantity (a number with an optional suffix: "
-            "m, k, M, G, T, Ki, Mi, Gi, Ti, or an exponent like 1e3)"
-        )
-    try:
-        number = Decimal(match["number"])
-    except InvalidOperation:  # pragma: no cover - the pattern admits only numbers
-        raise ValueError(f"{text!r} is not a Kubernetes quantity") from None
-    suffix = match["suffix"] or ""
-    if suffix in _BINARY:
-        return number * (Decimal(1024) ** _BINARY[suffix])
-    if suffix in _DECIMAL:
-        return number * (Decimal(10) ** _DECIMAL[suffix])
-    if suffix:
-        return number * (Decimal(10) ** int(suffix[1:]))
-    return number
+# parse_quantity: aistack.contracts.k8s (components read quantities too).
 
 
 # ---- job templates ------------------------------------------------------------------------
@@ -263,15 +230,7 @@ def pod_specs(document: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, 
 
 # ---- Kueue ------------------------------------------------------------------------------
 
-#: Kueue's API group; its objects register as `kubernetes:kueue.x-k8s.io/<version>:<Kind>`
-#: whatever the version (v1beta1, v1beta2).
-KUEUE_GROUP = "kueue.x-k8s.io"
-
-#: The most GPUs one Kueue flavor's quota may hold before it is no cap at all: ai-on-gke's
-#: DWS tutorial (`setup/kueue.yaml`) sets `nominalQuota: 1000000000 # "Infinite" quota`.
-#: 100000 is above the largest GPU clusters announced when this was written, so a value
-#: above it is a placeholder for "unlimited", not a pool's maximum.
-MAX_QUEUE_GPUS = 100_000
+# KUEUE_GROUP and MAX_QUEUE_GPUS: aistack.contracts.k8s.
 
 
 def kueue_objects(graph: StackGraph, kind: str) -> list[Resource]:

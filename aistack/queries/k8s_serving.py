@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from aistack.contracts.k8s import GATEWAY_CONF_DIR, MODEL_NAME_LABEL, MODEL_VERSION_LABEL
 from aistack.engine.graph import Resource, StackGraph
-from aistack.k8s._policy_labels import MODEL_NAME_LABEL, MODEL_VERSION_LABEL
 from aistack.queries.k8s import NAMESPACE, is_k8s_object, manifest, metadata_of, namespace_of
 
 __all__ = [
@@ -27,8 +27,6 @@ __all__ = [
     "serving_workloads",
 ]
 
-#: Where k8s.InferenceService mounts the gateway sidecar's nginx.conf.
-GATEWAY_CONF_DIR = "/etc/aistack-gateway"
 _WORKLOAD_KINDS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet")
 
 

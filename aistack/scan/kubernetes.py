@@ -137,7 +137,7 @@ def schema_findings(
     from aistack.scan.crd_schemas import validate_custom_resource
 
     if versions is None:
-        from aistack.k8s._versions import SUPPORTED_KUBERNETES
+        from aistack.contracts.k8s import SUPPORTED_KUBERNETES
 
         versions = SUPPORTED_KUBERNETES
     findings: list[Finding] = []

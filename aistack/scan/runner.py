@@ -125,7 +125,7 @@ def _skip_list(skips: SkipList | Path | str | None) -> SkipList:
 def _scan_result(
     graph: StackGraph, checkov_result: CheckovResult | None, skip_list: SkipList
 ) -> ScanResult:
-    from aistack.k8s._versions import SUPPORTED_KUBERNETES
+    from aistack.contracts.k8s import SUPPORTED_KUBERNETES
     from aistack.scan.kubernetes import kubernetes_documents, schema_findings
 
     documents = iam.policy_documents(graph)

@@ -369,7 +369,7 @@ def test_user_data_carries_the_rendered_gateway_config_behind_the_load_balancer(
         request_logging="metadata",
         trusted_proxies=("10.40.192.0/22", "10.40.196.0/22", "10.40.200.0/22"),
     )
-    assert conf == serving._strip_comments(expected)
+    assert conf == serving.strip_comments(expected)
     assert "listen 0.0.0.0:8080;" in conf
     assert "proxy_cache aistack_cache;" in conf
     alb_subnets = {

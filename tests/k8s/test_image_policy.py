@@ -14,7 +14,7 @@ from aistack import engine, k8s
 from aistack.errors import ConfigError
 from aistack.k8s._base import NEWEST_KUBERNETES, OLDEST_KUBERNETES
 from aistack.k8s.image_policy import SHAPES, policy_spec
-from aistack.model_versions import MOVING_LABELS
+from aistack.contracts.model_versions import MOVING_LABELS
 from aistack.queries.k8s import (
     builtin_manifests,
     job_templates,
@@ -110,7 +110,7 @@ def test_images_not_pinned_by_a_sha256_digest_are_refused(image):
 
 
 def test_a_tag_beside_the_digest_is_admitted():
-    # Runtimes pull by the digest and ignore the tag (aistack.images).
+    # Runtimes pull by the digest and ignore the tag (aistack.contracts.images).
     assert _judge(_pod(f"vllm/vllm-openai:v0.6.3@{DIGEST}")).admitted
 
 

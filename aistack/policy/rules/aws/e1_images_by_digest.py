@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from aistack.engine.graph import Resource
-from aistack.images import reference_problem
+from aistack.contracts.images import reference_problem
 from aistack.policy import fail, ok, rule
 from aistack.queries import as_list
 

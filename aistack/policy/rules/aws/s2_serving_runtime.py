@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from aistack.engine.graph import Resource, StackGraph
-from aistack.images import reference_problem
+from aistack.contracts.images import reference_problem
 from aistack.policy import fail, ok, rule
 from aistack.policy.rules.aws.c2_gpu_zones import (
     AUTO_SCALING_GROUP,

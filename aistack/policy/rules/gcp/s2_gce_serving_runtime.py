@@ -10,7 +10,7 @@ image name.
 
 import re
 
-from aistack.images import reference_problem
+from aistack.contracts.images import reference_problem
 from aistack.policy import fail, ok, rule
 from aistack.queries.gcp import node_environment, serving_templates, startup_files
 

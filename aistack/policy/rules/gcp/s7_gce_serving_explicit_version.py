@@ -1,6 +1,6 @@
 """AIS-S7-04: serving templates name an explicit model version, never `latest`."""
 
-from aistack.model_versions import is_moving_label
+from aistack.contracts.model_versions import is_moving_label
 from aistack.policy import fail, ok, rule
 from aistack.queries.gcp import node_environment, serving_templates
 

@@ -10,7 +10,7 @@ tests/k8s/test_image_policy.py.
 
 from __future__ import annotations
 
-from aistack.k8s._policy_labels import ENFORCES_LABEL
+from aistack.contracts.k8s import ENFORCES_LABEL
 from aistack.policy import fail, ok, rule
 from aistack.queries.k8s import NAMESPACE, manifest, metadata_of, selector_matches
 

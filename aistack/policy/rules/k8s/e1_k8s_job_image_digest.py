@@ -1,7 +1,7 @@
 """AIS-E1-06: the images of job templates (held in ConfigMaps, where AIS-E1-02, which
 reads workloads, does not look) are referenced by digest."""
 
-from aistack.images import reference_problem
+from aistack.contracts.images import reference_problem
 from aistack.policy import rule
 from aistack.policy.rules.k8s._job_templates import judge_templates
 from aistack.queries.k8s import pod_specs

@@ -1,6 +1,6 @@
 """AIS-S2-02: every serving workload runs a known optimised runtime from an image by digest."""
 
-from aistack.images import reference_problem
+from aistack.contracts.images import reference_problem
 from aistack.policy import fail, ok, rule
 from aistack.queries.k8s_serving import serving_workloads
 

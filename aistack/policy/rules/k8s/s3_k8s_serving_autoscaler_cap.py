@@ -1,6 +1,6 @@
 """AIS-S3-03: every serving workload has an explicit maximum: its autoscaler's, or its own."""
 
-from aistack.k8s._inference_args import MAX_REPLICAS
+from aistack.contracts.k8s import MAX_REPLICAS
 from aistack.policy import fail, ok, rule
 from aistack.queries.k8s_serving import autoscalers, scale_target, serving_workloads
 

@@ -10,8 +10,8 @@ too: a moving label there is never a version.
 
 from __future__ import annotations
 
-from aistack.k8s._policy_labels import MODEL_NAME_LABEL, MODEL_VERSION_LABEL, TIER_LABEL
-from aistack.model_versions import is_moving_label
+from aistack.contracts.k8s import MODEL_NAME_LABEL, MODEL_VERSION_LABEL, TIER_LABEL
+from aistack.contracts.model_versions import is_moving_label
 from aistack.policy import fail, ok, rule
 from aistack.queries.k8s import NAMESPACE, is_k8s_object, manifest, metadata_of, namespace_of
 

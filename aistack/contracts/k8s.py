@@ -1,0 +1,176 @@
+"""The Kubernetes vocabulary aistack writes and reads: label keys and values, the supported
+versions, Kueue's group and cap, serving limits and quantities.
+
+Components write these (k8s.*, and aws.KarpenterGpuPool's NodePools); queries, rules, cost
+and `aistack scan` read them. No pulumi or pulumi_kubernetes here, so the readers never load
+an SDK to know a label.
+
+Kubernetes labels are selectors, not free text: a key is an optional DNS-subdomain prefix
+(at most 253 characters) and a name of at most 63 of `[A-Za-z0-9._-]`, starting and ending
+alphanumeric; a value the same, at most 63 (apimachinery IsQualifiedName,
+IsValidLabelValue; the simulated API server refuses anything else, as the real one does).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from aistack.config import ALLOWED_REGIONS_TAG, STACK_TAG, WORKLOAD_TAG, Governance
+
+__all__ = [
+    "ENFORCES_LABEL",
+    "GATEWAY_CONF_DIR",
+    "KUEUE_GROUP",
+    "LABEL_PREFIX",
+    "MANAGED_LABEL",
+    "MAX_QUEUE_GPUS",
+    "MAX_REPLICAS",
+    "MODEL_NAME_LABEL",
+    "MODEL_VERSION_LABEL",
+    "NEWEST_KUBERNETES",
+    "OLDEST_KUBERNETES",
+    "SUPPORTED_KUBERNETES",
+    "TIER_LABEL",
+    "label_key",
+    "label_value",
+    "labels_for",
+    "parse_quantity",
+    "stack_label",
+]
+
+# ---- versions ---------------------------------------------------------------------------
+
+#: The Kubernetes minor versions aistack supports and validates its objects against
+#: (tests/k8s/test_schemas.py, kubernetes-validate --strict): 1.30 is the oldest minor
+#: still in provider support on EKS and GKE when this was written, and the first with
+#: ValidatingAdmissionPolicy GA; 1.37 the newest schema kubernetes-validate 1.37 ships.
+OLDEST_KUBERNETES = "1.30"
+NEWEST_KUBERNETES = "1.37"
+SUPPORTED_KUBERNETES = (OLDEST_KUBERNETES, NEWEST_KUBERNETES)
+
+# ---- labels -----------------------------------------------------------------------------
+
+#: Every aistack label and annotation key lives under this prefix (a DNS subdomain the
+#: project owns: Kubernetes reserves kubernetes.io and k8s.io for itself).
+LABEL_PREFIX = "aistack.dev/"
+#: On every object an aistack component creates; admission policies bind to it.
+MANAGED_LABEL = "aistack.dev/managed"
+
+
+_NOT_LABEL_CHAR = re.compile(r"[^A-Za-z0-9._-]")
+_EDGE = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
+
+
+def label_key(tag: str) -> str:
+    """`aistack:cost-center` -> `aistack.dev/cost-center`."""
+    name = tag.removeprefix("aistack:")
+    return LABEL_PREFIX + label_value(name)
+
+
+def label_value(text: str) -> str:
+    """`text` as a valid label value: other characters become `-`, at most 63, alphanumeric
+    at both ends (an empty value is valid)."""
+    value = _NOT_LABEL_CHAR.sub("-", text.replace(" ", "_"))[:63]
+    return _EDGE.sub("", value)
+
+
+def stack_label(project: str, stack: str) -> str:
+    """A stack's identity in labels (`aistack.dev/stack`): `<project>-<stack>`."""
+    return label_value(f"{project}-{stack}")
+
+
+def labels_for(
+    governance: Governance, stack: str, workload: str | None = None, **extra: str
+) -> dict[str, str]:
+    """Governance as Kubernetes labels of the stack labelled `stack` (`stack_label`), plus
+    `aistack.dev/managed` and `extra` (keys under `aistack.dev/`). The allowed regions,
+    joined by `_`, continue in `aistack.dev/allowed-regions-2`, `-3`, ... when they do not
+    fit 63 characters."""
+    tags = {
+        STACK_TAG: stack,
+        "aistack:owner": governance.owner,
+        "aistack:cost-center": governance.cost_center,
+        "aistack:environment": governance.environment,
+        "aistack:data-classification": governance.data_classification,
+    }
+    if workload:
+        tags[WORKLOAD_TAG] = workload
+    labels = {label_key(key): label_value(value) for key, value in tags.items()}
+    chunks: list[list[str]] = [[]]
+    for region in governance.allowed_regions:
+        if chunks[-1] and len("_".join([*chunks[-1], region])) > 63:
+            chunks.append([])
+        chunks[-1].append(region)
+    key = label_key(ALLOWED_REGIONS_TAG)
+    for index, chunk in enumerate(chunks):
+        labels[key if index == 0 else f"{key}-{index + 1}"] = "_".join(chunk)
+    labels[MANAGED_LABEL] = "true"
+    labels.update({LABEL_PREFIX + key: label_value(value) for key, value in extra.items()})
+    return labels
+
+
+#: The labels every serving pod carries (the contract with k8s.InferenceService, S7).
+MODEL_NAME_LABEL = "aistack.dev/model-name"
+MODEL_VERSION_LABEL = "aistack.dev/model-version"
+#: k8s.TeamNamespace labels each namespace with its tier (`train` or `serve`).
+TIER_LABEL = "aistack.dev/tier"
+#: On each admission policy: the checklist IDs it enforces, joined by `_` (`E1_S7`).
+ENFORCES_LABEL = "aistack.dev/enforces"
+
+# ---- serving ----------------------------------------------------------------------------
+
+#: The most replicas one serving version may have; a bigger fleet is a deliberate, separate
+#: decision (k8s.InferenceService refuses more; rule AIS-S3 judges any autoscaler by it).
+MAX_REPLICAS = 100
+#: Where k8s.InferenceService mounts the gateway sidecar's nginx.conf.
+GATEWAY_CONF_DIR = "/etc/aistack-gateway"
+
+# ---- Kueue ------------------------------------------------------------------------------
+
+#: Kueue's API group; its objects register as `kubernetes:kueue.x-k8s.io/<version>:<Kind>`
+#: whatever the version (v1beta1, v1beta2).
+KUEUE_GROUP = "kueue.x-k8s.io"
+
+#: The most GPUs one Kueue flavor's quota may hold before it is no cap at all: ai-on-gke's
+#: DWS tutorial (`setup/kueue.yaml`) sets `nominalQuota: 1000000000 # "Infinite" quota`.
+#: 100000 is above the largest GPU clusters announced when this was written, so a value
+#: above it is a placeholder for "unlimited", not a pool's maximum.
+MAX_QUEUE_GPUS = 100_000
+
+# ---- quantities -------------------------------------------------------------------------
+
+#: apimachinery/pkg/api/resource/quantity.go: <signedNumber><suffix>, where the suffix is a
+#: binary SI (Ki Mi Gi Ti Pi Ei), a decimal SI (n u m "" k M G T P E; suffix.go) or a
+#: decimal exponent (e<signedNumber> / E<signedNumber>).
+_QUANTITY = re.compile(
+    r"(?P<number>[+-]?(\d+\.?\d*|\.\d+))"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?"
+)
+_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+
+def parse_quantity(text: str | int | float) -> Decimal:
+    """A Kubernetes quantity (`"500m"`, `"16Gi"`, `"8"`, `"1e3"`) as a number; ValueError
+    when the API server would refuse it."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return Decimal(str(text))
+    match = _QUANTITY.fullmatch(str(text).strip()) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(
+            f"{text!r} is not a Kubernetes quantity (a number with an optional suffix: "
+            "m, k, M, G, T, Ki, Mi, Gi, Ti, or an exponent like 1e3)"
+        )
+    try:
+        number = Decimal(match["number"])
+    except InvalidOperation:  # pragma: no cover - the pattern admits only numbers
+        raise ValueError(f"{text!r} is not a Kubernetes quantity") from None
+    suffix = match["suffix"] or ""
+    if suffix in _BINARY:
+        return number * (Decimal(1024) ** _BINARY[suffix])
+    if suffix in _DECIMAL:
+        return number * (Decimal(10) ** _DECIMAL[suffix])
+    if suffix:
+        return number * (Decimal(10) ** int(suffix[1:]))
+    return number

@@ -1,0 +1,54 @@
+"""The contracts floor stays a floor: no SDK, and the old module paths still answer."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FLOOR = Path(__file__).resolve().parents[2] / "aistack" / "contracts"
+
+
+def test_the_contracts_import_no_sdk():
+    # Readers (rules, queries, scan) import the floor to know a label or a limit; loading
+    # pulumi or a cloud SDK for that would cost every `aistack check` the SDK's import.
+    sdk = []
+    for path in sorted(FLOOR.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            sdk += [f"{path.name}: {n}" for n in names if n.split(".")[0].startswith("pulumi")]
+    assert sdk == []
+
+
+def test_importing_the_floor_loads_no_cloud_sdk():
+    # aistack.config, below the floor, types Args with pulumi's Input: the core SDK loads,
+    # no provider SDK does.
+    program = (
+        "import sys, aistack.contracts.k8s, aistack.contracts.gcp, aistack.contracts.images, "
+        "aistack.contracts.model_versions, aistack.contracts.quota_needs\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pulumi_')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("old", ["images", "model_versions"])
+def test_an_old_module_path_warns_and_re_exports_its_new_home(old):
+    sys.modules.pop(f"aistack.{old}", None)
+    with pytest.warns(DeprecationWarning, match=f"aistack.contracts.{old}"):
+        alias = importlib.import_module(f"aistack.{old}")
+    home = importlib.import_module(f"aistack.contracts.{old}")
+    assert alias.__all__ == home.__all__
+    assert all(getattr(alias, name) is getattr(home, name) for name in home.__all__)
