@@ -7,9 +7,15 @@ provider both validate their fields here, so the two clouds refuse the same inpu
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+from pydantic import field_validator
+
+from aistack.config import AistackModel
 
 __all__ = [
     "ISSUER",
+    "GithubRepoRef",
     "check_branches",
     "check_environments",
     "check_repository",
@@ -87,3 +93,34 @@ def subjects(
     return [f"{repo}:ref:refs/heads/{b}" for b in branches] + [
         f"{repo}:environment:{e}" for e in environments
     ]
+
+
+class GithubRepoRef(AistackModel):
+    """What a CI identity trusts, checked the same on every cloud: one repository and its
+    exact branches and environments. The clouds' Args declare the fields, with their own
+    descriptions and in their own order (the schema's order), and inherit the checks and the
+    `sub` claims."""
+
+    if TYPE_CHECKING:  # declared by each subclass
+        repository: str
+        branches: tuple[str, ...]
+        environments: tuple[str, ...]
+
+    @field_validator("repository", check_fields=False)
+    @classmethod
+    def _one_repository(cls, repository: str) -> str:
+        return check_repository(repository)
+
+    @field_validator("branches", check_fields=False)
+    @classmethod
+    def _exact_branches(cls, branches: tuple[str, ...]) -> tuple[str, ...]:
+        return check_branches(branches)
+
+    @field_validator("environments", check_fields=False)
+    @classmethod
+    def _exact_environments(cls, environments: tuple[str, ...]) -> tuple[str, ...]:
+        return check_environments(environments)
+
+    def subjects(self) -> list[str]:
+        """The `sub` claims trusted, one per branch and environment."""
+        return subjects(self.repository, self.branches, self.environments)

@@ -19,15 +19,15 @@ from pydantic import Field, field_validator
 from aistack import catalog
 from aistack.aws._node import offer_in_region
 from aistack.config import AistackModel, DataClassification, Governance
-from aistack.errors import ConfigError, Problems
-from aistack.gateway import GatewayConfig
 from aistack.contracts.images import pinned_image
 from aistack.contracts.model_versions import (  # re-exported: S7, every cloud
     MOVING_LABELS,
     check_full_logging,
-    explicit_version,
     version_slug,
 )
+from aistack.contracts.serving import MAX_VERSIONS, VersionSpec, check_versions
+from aistack.errors import ConfigError, Problems
+from aistack.gateway import GatewayConfig
 
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 WORKLOAD = "inference"
-#: An ALB forward action takes at most five target groups.
-MAX_VERSIONS = 5
+# MAX_VERSIONS (aistack.contracts.serving) fits an ALB: a forward action takes at most five
+# target groups.
 #: The most nodes one version may have; a bigger fleet is a deliberate, separate decision.
 MAX_NODES = 100
 # Deep Learning Base AMI (Ubuntu 22.04): NVIDIA driver, docker, NVIDIA container toolkit and
@@ -89,7 +89,7 @@ def _digest(image: str | None, field: str) -> str | None:
 # ---- arguments -------------------------------------------------------------------------------
 
 
-class ModelVersion(AistackModel):
+class ModelVersion(VersionSpec):
     """One deployable model version: its traffic share, its bounds and who approved it."""
 
     version: str = Field(
@@ -132,11 +132,6 @@ class ModelVersion(AistackModel):
     instance_type: str | None = Field(
         None, description="GPU instance type for this version; default: the tier's."
     )
-
-    @field_validator("version")
-    @classmethod
-    def _explicit(cls, version: str) -> str:
-        return explicit_version(version)
 
 
 class ModelQualityAlarm(AistackModel):
@@ -585,53 +580,22 @@ def _check_versions(
     offers: dict[str, catalog.InstanceType],
     problems: Problems,
 ) -> list[VersionPlan]:
-    at = f"{name}.versions"
-    if len(args.versions) > MAX_VERSIONS:
-        problems.add(
-            at,
-            f"{len(args.versions)} versions; a load balancer forwards to at most "
-            f"{MAX_VERSIONS} target groups.",
-            "remove versions you will not roll back to.",
-        )
-    total = sum(spec.weight for spec in args.versions)
-    if total != 100:
-        problems.add(
-            at,
-            f"the weights sum to {total}, not 100.",
-            "give the version(s) taking traffic weights that sum to 100, the others 0.",
-        )
-    seen: dict[str, int] = {}
+    distinct = check_versions(
+        args.versions,
+        at=f"{name}.versions",
+        item=lambda index: f"{name}.versions[{index}]",
+        prod=args.governance.environment == "prod",
+        routes="a load balancer forwarding to one target group per version",
+        splits="the listener's weighted forward splits traffic by them",
+        problems=problems,
+    )
     versions: list[VersionPlan] = []
-    prod = args.governance.environment == "prod"
-    for index, spec in enumerate(args.versions):
-        here = f"{at}[{index}]"
-        slug = version_slug(spec.version)
-        if slug in seen:
-            problems.add(
-                f"{here}.version",
-                f"{spec.version!r} repeats version {args.versions[seen[slug]].version!r}"
-                + (
-                    " (the same once made a resource name)"
-                    if spec.version != args.versions[seen[slug]].version
-                    else ""
-                )
-                + ".",
-                "list each version once.",
-            )
-            continue
-        seen[slug] = index
-        if prod and not spec.approved_by:
-            problems.add(
-                f"{here}.approvedBy",
-                f"version {spec.version} would be deployable in prod without a recorded "
-                "approver (checklist G3).",
-                "set approvedBy to who approved it (name, email or ticket).",
-            )
+    for index, spec, slug in distinct:
         maximum = spec.max_nodes or args.max_nodes
         active_min = spec.min_nodes or args.min_nodes
         if active_min > maximum:
             problems.add(
-                f"{here}.minNodes",
+                f"{name}.versions[{index}].minNodes",
                 f"{active_min} nodes exceed maxNodes {maximum}.",
                 "lower minNodes or raise maxNodes.",
             )

@@ -177,7 +177,7 @@ DEFAULT_WORKLOADS: tuple[Workload, ...] = (
 )
 
 
-class GithubOidc(AistackModel):
+class GithubOidc(_github.GithubRepoRef):
     """A CI role GitHub Actions can assume for one repository's branches and environments."""
 
     repository: str = Field(
@@ -205,25 +205,6 @@ class GithubOidc(AistackModel):
         description="ARN of an existing token.actions.githubusercontent.com provider; when set "
         "no provider is created.",
     )
-
-    @field_validator("repository")
-    @classmethod
-    def _one_repository(cls, repository: str) -> str:
-        return _github.check_repository(repository)
-
-    @field_validator("branches")
-    @classmethod
-    def _exact_branches(cls, branches: tuple[str, ...]) -> tuple[str, ...]:
-        return _github.check_branches(branches)
-
-    @field_validator("environments")
-    @classmethod
-    def _exact_environments(cls, environments: tuple[str, ...]) -> tuple[str, ...]:
-        return _github.check_environments(environments)
-
-    def subjects(self) -> list[str]:
-        """The `sub` claims the trust policy accepts, one per branch and environment."""
-        return _github.subjects(self.repository, self.branches, self.environments)
 
 
 class KubernetesServiceAccount(AistackModel):

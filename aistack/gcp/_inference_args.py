@@ -19,10 +19,11 @@ from pydantic import Field, field_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, DataClassification, Governance
+from aistack.contracts.images import require_digest
+from aistack.contracts.model_versions import check_full_logging, version_slug
+from aistack.contracts.serving import MAX_VERSIONS, VersionSpec, check_versions
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
-from aistack.contracts.images import require_digest
-from aistack.contracts.model_versions import check_full_logging, explicit_version, version_slug
 
 if TYPE_CHECKING:
     from aistack.gcp.dataset_bucket import DatasetBucket
@@ -45,9 +46,9 @@ __all__ = [
 ]
 
 WORKLOAD = "inference"
-#: weightedBackendServices of a URL map route action: aistack keeps at most five versions
-#: deployable, as on AWS (a rollback target, a canary and what is being retired).
-MAX_VERSIONS = 5
+# MAX_VERSIONS (aistack.contracts.serving) bounds the weightedBackendServices of a URL map
+# route action: five versions deployable, as on AWS (a rollback target, a canary and what
+# is being retired).
 MAX_NODES = 100
 #: Scale-in control: no more than the scale-in of one node per 600 s, longer than a model
 #: load (research gcp-k8s.md §C1: a 30 s window thrashes with multi-minute loads).
@@ -79,7 +80,7 @@ _IMAGE = re.compile(r"projects/[a-z][-a-z0-9.:]*[a-z0-9]/global/images/[a-z]([-a
 _HEADER = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
-class ModelVersion(AistackModel):
+class ModelVersion(VersionSpec):
     """One deployable model version: its traffic share, its bounds and who approved it."""
 
     version: str = Field(
@@ -109,11 +110,6 @@ class ModelVersion(AistackModel):
         max_length=256,
         description="Who approved this version for production (G3). Required in prod.",
     )
-
-    @field_validator("version")
-    @classmethod
-    def _explicit(cls, version: str) -> str:
-        return explicit_version(version)
 
 
 class ModelQualityAlert(AistackModel):
@@ -408,47 +404,31 @@ def plan_tier(  # noqa: PLR0912 - one check per field, top to bottom
 
 
 def _check_versions(name: str, args: InferenceTierArgs, problems: Problems) -> list[VersionPlan]:
-    at = f"{name}.versions"
-    if len(args.versions) > MAX_VERSIONS:
-        problems.add(
-            at, f"{len(args.versions)} versions; at most {MAX_VERSIONS}.", "remove old ones."
-        )
-    total = sum(spec.weight for spec in args.versions)
-    if total != 100:
-        problems.add(
-            at,
-            f"the weights sum to {total}, not 100 (a URL map's weightedBackendServices "
-            "split traffic by their weights).",
-            "give the version(s) taking traffic weights that sum to 100, the others 0.",
-        )
-    seen: dict[str, int] = {}
+    distinct = check_versions(
+        args.versions,
+        at=f"{name}.versions",
+        item=lambda index: f"{name}.versions[{index}]",
+        prod=args.governance.environment == "prod",
+        routes="a URL map",
+        splits="a URL map's weightedBackendServices split traffic by their weights",
+        problems=problems,
+    )
     plans: list[VersionPlan] = []
-    prod = args.governance.environment == "prod"
-    for index, spec in enumerate(args.versions):
-        here = f"{at}[{index}]"
-        slug = version_slug(spec.version)
-        if slug in seen:
-            problems.add(f"{here}.version", f"{spec.version!r} repeats.", "list each once.")
-            continue
-        seen[slug] = index
+    for index, spec, slug in distinct:
+        here = f"{name}.versions[{index}]"
         if len(f"{name}-{slug}") > 40:
             problems.add(
                 f"{here}.version",
                 f"'{name}-{slug}' is too long for the group's instance names.",
                 "use a shorter tier name or version.",
             )
-        if prod and not spec.approved_by:
-            problems.add(
-                f"{here}.approvedBy",
-                f"version {spec.version} would be deployable in prod without a recorded "
-                "approver (checklist G3).",
-                "set approvedBy to who approved it (name, email or ticket).",
-            )
         maximum = spec.max_nodes or args.max_nodes
         active_min = spec.min_nodes or args.min_nodes
         if active_min > maximum:
             problems.add(
-                f"{here}.minNodes", f"{active_min} exceeds maxNodes {maximum}.", "lower it."
+                f"{here}.minNodes",
+                f"{active_min} nodes exceed maxNodes {maximum}.",
+                "lower minNodes or raise maxNodes.",
             )
         minimum = active_min if spec.weight > 0 else (1 if spec.standby == "warm" else 0)
         plans.append(VersionPlan(spec, slug, min(minimum, maximum), maximum))

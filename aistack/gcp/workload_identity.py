@@ -207,7 +207,7 @@ DEFAULT_WORKLOADS: tuple[Workload, ...] = (
 )
 
 
-class GithubActions(AistackModel):
+class GithubActions(_github.GithubRepoRef):
     """A CI service account GitHub Actions can act as, for one repository's refs."""
 
     repository: str = Field(
@@ -247,28 +247,9 @@ class GithubActions(AistackModel):
         "to bring the stack up again meanwhile, or undelete and import them.",
     )
 
-    @field_validator("repository")
-    @classmethod
-    def _one_repository(cls, repository: str) -> str:
-        return _github.check_repository(repository)
-
-    @field_validator("branches")
-    @classmethod
-    def _exact_branches(cls, branches: tuple[str, ...]) -> tuple[str, ...]:
-        return _github.check_branches(branches)
-
-    @field_validator("environments")
-    @classmethod
-    def _exact_environments(cls, environments: tuple[str, ...]) -> tuple[str, ...]:
-        return _github.check_environments(environments)
-
     @property
     def owner(self) -> str:
         return self.repository.split("/", 1)[0]
-
-    def subjects(self) -> list[str]:
-        """The `sub` claims admitted, one per branch and environment."""
-        return _github.subjects(self.repository, self.branches, self.environments)
 
 
 def github_attribute_condition(github: GithubActions) -> str:

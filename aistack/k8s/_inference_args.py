@@ -24,9 +24,9 @@ from aistack.contracts.k8s import MAX_REPLICAS, parse_quantity
 from aistack.contracts.model_versions import (
     MOVING_LABELS,
     check_full_logging,
-    explicit_version,
     version_slug,
 )
+from aistack.contracts.serving import MAX_VERSIONS, VersionSpec, check_versions
 from aistack.errors import Problems
 from aistack.gateway import GatewayConfig
 
@@ -49,8 +49,6 @@ __all__ = [
     "version_slug",
 ]
 
-#: Versions one service routes between; more is a migration, not a rollback.
-MAX_VERSIONS = 5
 # A valid label value too (alphanumeric at both ends), so pods can carry it.
 _NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$"
 _DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
@@ -64,7 +62,7 @@ def _digest(image: str | None, field: str) -> str | None:
     return None if image is None else pinned_image(image, field)
 
 
-class ServingVersion(AistackModel):
+class ServingVersion(VersionSpec):
     """One deployable model version: its traffic share, its bounds and who approved it."""
 
     version: str = Field(
@@ -100,11 +98,6 @@ class ServingVersion(AistackModel):
         description="Who approved this version for production (G3), e.g. an e-mail or a "
         "ticket. Required for every version when governance.environment is prod.",
     )
-
-    @field_validator("version")
-    @classmethod
-    def _explicit(cls, version: str) -> str:
-        return explicit_version(version)
 
 
 class ModelSource(AistackModel):
@@ -465,35 +458,15 @@ def plan_service(
     problems = Problems()
     where = name
     versions = args.versions
-    if len(versions) > MAX_VERSIONS:
-        problems.add(
-            f"{where}.versions",
-            f"has {len(versions)} versions; a service routes between at most {MAX_VERSIONS}.",
-            "remove retired versions.",
-        )
-    slugs: dict[str, str] = {}
-    for index, version in enumerate(versions):
-        slug = version_slug(version.version)
-        if slug in slugs:
-            problems.add(
-                f"{where}.versions.{index}.version",
-                f"{version.version!r} gives the same object names as {slugs[slug]!r}.",
-                "give each version a distinct name.",
-            )
-        slugs.setdefault(slug, version.version)
-        if args.governance.environment == "prod" and version.approved_by is None:
-            problems.add(
-                f"{where}.versions.{index}.approvedBy",
-                "is required in production (checklist G3).",
-                "name who approved the version, e.g. an e-mail or a change ticket.",
-            )
-    total = sum(v.weight for v in versions)
-    if total != 100:
-        problems.add(
-            f"{where}.versions",
-            f"weights sum to {total}, not 100.",
-            "give the live version(s) weights that sum to 100, and 0 to standbys.",
-        )
+    check_versions(
+        versions,
+        at=f"{where}.versions",
+        item=lambda index: f"{where}.versions.{index}",
+        prod=args.governance.environment == "prod",
+        routes="a service",
+        splits="the route's backendRefs split traffic by their weights",
+        problems=problems,
+    )
     if args.runtime == "tensorrt-llm":
         problems.add(
             f"{where}.runtime",
