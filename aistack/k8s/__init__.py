@@ -12,23 +12,15 @@ ServiceAccounts link to) live in `aistack.aws` and `aistack.gcp`.
 from __future__ import annotations
 
 from aistack._lazy import lazy_exports
+from aistack._registry import exports
 
+# Each component and its Args come from the registry (aistack/_registry.py); below, the
+# package's other public names.
 _EXPORTS = {
-    "TeamNamespace": "aistack.k8s.team_namespace",
-    "TeamNamespaceArgs": "aistack.k8s.team_namespace",
+    **exports("k8s"),
     "WorkloadAccount": "aistack.k8s.team_namespace",
     "EgressAllow": "aistack.k8s.team_namespace",
-    "GpuMonitoring": "aistack.k8s.gpu_monitoring",
-    "GpuMonitoringArgs": "aistack.k8s.gpu_monitoring",
-    "TrainingJobTemplate": "aistack.k8s.training_job_template",
-    "TrainingJobTemplateArgs": "aistack.k8s.training_job_template",
-    "TrainingQueue": "aistack.k8s.training_queue",
-    "TrainingQueueArgs": "aistack.k8s.training_queue",
     "QueueFlavor": "aistack.k8s.training_queue",
-    "InferenceService": "aistack.k8s.inference_service",
-    "InferenceServiceArgs": "aistack.k8s._inference_args",
-    "ImagePolicy": "aistack.k8s.image_policy",
-    "ImagePolicyArgs": "aistack.k8s.image_policy",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -3,7 +3,7 @@ languages.
 
 One class per component, named as its token's name (`aistack:index:AwsDatasetBucket` is
 `AwsDatasetBucket`), as `ComponentProvider` requires. The class only describes: its `args`
-annotation (a TypedDict of args.py, generated from the pydantic Args and codegen.WIRING) is
+annotation (a TypedDict of args.py, generated from the pydantic Args and registry.WIRING) is
 what the analyzer turns into inputs, its `pulumi.Output[...]` annotations become outputs.
 Calling it builds the aistack component itself (`_Adapter.__new__`), so a program in
 TypeScript registers exactly the resources, names and URNs a Python program does, with no
@@ -18,7 +18,6 @@ the ConfigError a Python caller gets. Wiring between components is by ids and AR
 """
 
 import enum
-import importlib.metadata
 import inspect
 import typing
 from collections.abc import Mapping
@@ -90,7 +89,6 @@ from aistack_components.args import (
     K8sTrainingJobTemplateArgs,
     K8sTrainingQueueArgs,
 )
-from aistack_components.codegen import WIRING
 from aistack_components.gcp_wiring import (
     ClusterRef,
     DatasetReadRef,
@@ -102,12 +100,10 @@ from aistack_components.gcp_wiring import (
     TrainingNetworkRef,
     waiting_for,
 )
+from aistack_components.registry import PACKAGE, SPECS, VERSION, WIRING
 from aistack_components.wiring import BucketArn, BucketRef, IdentityArns, NetworkIds
 
 __all__ = ["COMPONENTS", "PACKAGE", "VERSION"]
-
-PACKAGE = "aistack"
-VERSION = importlib.metadata.version("aistack")
 
 
 def _as_written(value: Any, shape: Any) -> Any:
@@ -150,6 +146,10 @@ def _signature(args_type: type) -> Any:
     return __init__
 
 
+#: Each adapter class by its name (its token's name), as it is defined.
+_ADAPTERS: dict[str, type[pulumi.ComponentResource]] = {}
+
+
 class _Adapter(pulumi.ComponentResource):
     """`class AwsX(_Adapter, args=AwsXArgs, component=X)`: the analyzer reads `AwsXArgs` as
     the inputs and the class's `pulumi.Output` annotations as the outputs; calling the class
@@ -165,6 +165,7 @@ class _Adapter(pulumi.ComponentResource):
         super().__init_subclass__(**kwargs)
         cls.__init__ = _signature(args)  # type: ignore[method-assign]
         cls._component = component
+        _ADAPTERS[cls.__name__] = cls
 
     def __new__(  # type: ignore[misc]
         cls, name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
@@ -1009,35 +1010,6 @@ class K8sImagePolicy(_Adapter, args=K8sImagePolicyArgs, component=ImagePolicy):
     """The policy's name per shape (pods, workloads, cronjobs, jobsets)."""
 
 
-COMPONENTS: list[type[pulumi.ComponentResource]] = [
-    AwsDatasetBucket,
-    AwsAuditTrail,
-    AwsWorkloadIdentity,
-    AwsBudgetGuard,
-    AwsGpuQuota,
-    AwsContainerRegistry,
-    AwsNetwork,
-    AwsTrainingPool,
-    AwsNotebook,
-    AwsInferenceTier,
-    GcpProjectServices,
-    GcpDatasetBucket,
-    GcpWorkloadIdentity,
-    GcpContainerRegistry,
-    GcpBudgetGuard,
-    GcpGpuQuota,
-    GcpNetwork,
-    GcpGkeCluster,
-    GcpGpuNodePool,
-    GcpNotebook,
-    GcpTrainingPool,
-    GcpInferenceTier,
-    GcpAuditLogs,
-    K8sTeamNamespace,
-    K8sGpuMonitoring,
-    K8sTrainingJobTemplate,
-    AwsKarpenterGpuPool,
-    K8sTrainingQueue,
-    K8sInferenceService,
-    K8sImagePolicy,
-]
+#: Every adapter, in the registry's order (aistack/_registry.py). A component listed there
+#: without an adapter here stops this import with a KeyError naming it.
+COMPONENTS: list[type[pulumi.ComponentResource]] = [_ADAPTERS[name] for name in SPECS]
