@@ -106,7 +106,7 @@ bench: bytecode
 	$(RUN) python benchmarks/gateway_bench.py
 
 # Where the suite's CPU goes: workers, session jobs, the engine (runs, resources, refusals,
-# repeated builds) and the floor of its CPU over the machine's cores (docs/architecture.md).
+# repeated builds) and the floor of its CPU over the machine's cores (docs/performance.md).
 suite-profile: bytecode nginx scan-env
 	$(RUN) python benchmarks/suite_profile.py
 
