@@ -1,4 +1,4 @@
-"""Deprecated: moved to `aistack.contracts.model_versions`; this alias goes in the next minor release."""
+"""Deprecated: moved to `aistack.contracts.model_versions`; the alias goes next minor release."""
 
 import warnings
 

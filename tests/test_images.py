@@ -2,8 +2,8 @@
 
 import pytest
 
-from aistack.errors import ConfigError
 from aistack.contracts.images import image_by_digest, is_pinned, normalize_digest, require_digest
+from aistack.errors import ConfigError
 
 DIGEST = "sha256:" + "0123456789abcdef" * 4
 ECR = "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer"

@@ -23,8 +23,8 @@ from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
-from aistack.errors import ConfigError, Problems
 from aistack.contracts.images import check_tag_prefixes, image_by_digest, normalize_digest
+from aistack.errors import ConfigError, Problems
 
 __all__ = ["ContainerRegistry", "ContainerRegistryArgs", "lifecycle_policy"]
 

@@ -35,9 +35,9 @@ import pulumi_aws as aws
 from pydantic import Field, field_validator
 
 from aistack import catalog
-from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.aws._base import child_opts
 from aistack.config import AistackModel, Governance
+from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.errors import ConfigError, Problems
 
 __all__ = [

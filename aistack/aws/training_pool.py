@@ -30,8 +30,8 @@ from aistack.aws._logs import encrypted_log_group
 from aistack.aws._node import gpu_launch_template, offers_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
-from aistack.errors import ConfigError, Problem, Problems
 from aistack.contracts.images import require_digest
+from aistack.errors import ConfigError, Problem, Problems
 from aistack.node import (
     CHECKPOINT_SIGNAL_ENV,
     ECS_AL2023_HOST_PACKAGES,

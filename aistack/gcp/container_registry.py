@@ -25,11 +25,11 @@ import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
+from aistack.contracts.images import check_tag_prefixes, normalize_digest, require_digest
 from aistack.errors import ConfigError, Problems
 from aistack.gcp._base import child_opts, labels_for, resource_id_from, stateful_opts
 from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
 from aistack.gcp.project_services import ProjectServices
-from aistack.contracts.images import check_tag_prefixes, normalize_digest, require_digest
 
 __all__ = ["ContainerRegistry", "ContainerRegistryArgs", "cleanup_policies"]
 

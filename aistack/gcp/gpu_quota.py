@@ -36,8 +36,8 @@ import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
 from aistack import catalog
-from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.config import AistackModel, Governance
+from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp._base import child_opts
 from aistack.gcp.project_services import ProjectServices

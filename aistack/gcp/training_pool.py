@@ -42,13 +42,13 @@ from pydantic import Field, field_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
+from aistack.contracts.images import pinned_image
 from aistack.errors import Problems
 from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for, resource_id_from
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
 from aistack.gcp.gpu_quota import GpuNeed
-from aistack.contracts.images import pinned_image
 from aistack.node import NodeBootstrapConfig, render_startup_script
 
 with warnings.catch_warnings():

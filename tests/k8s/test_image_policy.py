@@ -11,10 +11,10 @@ import kubernetes_validate
 import pytest
 
 from aistack import engine, k8s
+from aistack.contracts.model_versions import MOVING_LABELS
 from aistack.errors import ConfigError
 from aistack.k8s._base import NEWEST_KUBERNETES, OLDEST_KUBERNETES
 from aistack.k8s.image_policy import SHAPES, policy_spec
-from aistack.contracts.model_versions import MOVING_LABELS
 from aistack.queries.k8s import (
     builtin_manifests,
     job_templates,
