@@ -59,10 +59,10 @@ schema: env
 lint: env
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
-	$(RUN) mypy aistack
+	$(RUN) mypy aistack tests/typed_api
 
 typecheck: env
-	$(RUN) mypy aistack
+	$(RUN) mypy aistack tests/typed_api
 
 format: env
 	$(RUN) ruff check --fix .
@@ -94,10 +94,10 @@ test: bytecode nginx scan-env
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	@typecheck_log=$$(mktemp); \
-	nice -n 19 $(RUN) mypy aistack >"$$typecheck_log" 2>&1 & typecheck=$$!; \
+	nice -n 19 $(RUN) mypy aistack tests/typed_api >"$$typecheck_log" 2>&1 & typecheck=$$!; \
 	env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest -n auto --durations=20; suite=$$?; \
 	wait $$typecheck; typed=$$?; \
-	echo "$(RUN) mypy aistack"; cat "$$typecheck_log"; rm -f "$$typecheck_log"; \
+	echo "$(RUN) mypy aistack tests/typed_api"; cat "$$typecheck_log"; rm -f "$$typecheck_log"; \
 	[ $$suite = 0 ] && [ $$typed = 0 ]
 
 bench: bytecode

@@ -7,6 +7,8 @@ component is used, and a GCP-only program never loads pulumi_aws.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from aistack._lazy import lazy_exports
 from aistack._registry import exports
 
@@ -19,6 +21,34 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+
+# What a type checker sees (`X as X`: an explicit re-export, since __all__ is computed);
+# at run time the lazy exports below. tests/test_typed_api.py keeps the two equal.
+if TYPE_CHECKING:
+    from aistack.aws.audit_trail import AuditTrail as AuditTrail
+    from aistack.aws.audit_trail import AuditTrailArgs as AuditTrailArgs
+    from aistack.aws.budget_guard import BudgetGuard as BudgetGuard
+    from aistack.aws.budget_guard import BudgetGuardArgs as BudgetGuardArgs
+    from aistack.aws.container_registry import ContainerRegistry as ContainerRegistry
+    from aistack.aws.container_registry import ContainerRegistryArgs as ContainerRegistryArgs
+    from aistack.aws.dataset_bucket import DatasetBucket as DatasetBucket
+    from aistack.aws.dataset_bucket import DatasetBucketArgs as DatasetBucketArgs
+    from aistack.aws.dataset_bucket import DatasetMetadata as DatasetMetadata
+    from aistack.aws.gpu_quota import GpuQuota as GpuQuota
+    from aistack.aws.gpu_quota import GpuQuotaArgs as GpuQuotaArgs
+    from aistack.aws.inference_tier import InferenceTier as InferenceTier
+    from aistack.aws.inference_tier import InferenceTierArgs as InferenceTierArgs
+    from aistack.aws.karpenter_gpu_pool import KarpenterGpuPool as KarpenterGpuPool
+    from aistack.aws.karpenter_gpu_pool import KarpenterGpuPoolArgs as KarpenterGpuPoolArgs
+    from aistack.aws.network import Network as Network
+    from aistack.aws.network import NetworkArgs as NetworkArgs
+    from aistack.aws.notebook import Notebook as Notebook
+    from aistack.aws.notebook import NotebookArgs as NotebookArgs
+    from aistack.aws.training_pool import TrainingPool as TrainingPool
+    from aistack.aws.training_pool import TrainingPoolArgs as TrainingPoolArgs
+    from aistack.aws.workload_identity import WorkloadIdentity as WorkloadIdentity
+    from aistack.aws.workload_identity import WorkloadIdentityArgs as WorkloadIdentityArgs
+    from aistack.contracts.images import image_by_digest as image_by_digest
 
 
 __getattr__, __dir__ = lazy_exports("aistack.aws", _EXPORTS, globals())

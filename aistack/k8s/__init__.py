@@ -11,6 +11,8 @@ ServiceAccounts link to) live in `aistack.aws` and `aistack.gcp`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from aistack._lazy import lazy_exports
 from aistack._registry import exports
 
@@ -24,6 +26,25 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+
+# What a type checker sees (`X as X`: an explicit re-export, since __all__ is computed);
+# at run time the lazy exports below. tests/test_typed_api.py keeps the two equal.
+if TYPE_CHECKING:
+    from aistack.k8s._inference_args import InferenceServiceArgs as InferenceServiceArgs
+    from aistack.k8s.gpu_monitoring import GpuMonitoring as GpuMonitoring
+    from aistack.k8s.gpu_monitoring import GpuMonitoringArgs as GpuMonitoringArgs
+    from aistack.k8s.image_policy import ImagePolicy as ImagePolicy
+    from aistack.k8s.image_policy import ImagePolicyArgs as ImagePolicyArgs
+    from aistack.k8s.inference_service import InferenceService as InferenceService
+    from aistack.k8s.team_namespace import EgressAllow as EgressAllow
+    from aistack.k8s.team_namespace import TeamNamespace as TeamNamespace
+    from aistack.k8s.team_namespace import TeamNamespaceArgs as TeamNamespaceArgs
+    from aistack.k8s.team_namespace import WorkloadAccount as WorkloadAccount
+    from aistack.k8s.training_job_template import TrainingJobTemplate as TrainingJobTemplate
+    from aistack.k8s.training_job_template import TrainingJobTemplateArgs as TrainingJobTemplateArgs
+    from aistack.k8s.training_queue import QueueFlavor as QueueFlavor
+    from aistack.k8s.training_queue import TrainingQueue as TrainingQueue
+    from aistack.k8s.training_queue import TrainingQueueArgs as TrainingQueueArgs
 
 
 __getattr__, __dir__ = lazy_exports("aistack.k8s", _EXPORTS, globals())
