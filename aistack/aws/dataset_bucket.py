@@ -19,6 +19,7 @@ from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
+from aistack.contracts.aws import AwsRole
 from aistack.dataset_metadata import DatasetMetadata
 from aistack.errors import Problems
 
@@ -518,13 +519,13 @@ class DatasetBucket(pulumi.ComponentResource):
     # ---- grants --------------------------------------------------------------------------
 
     def grant_read(
-        self, role: aws.iam.Role, *, prefix: str = "", name: str | None = None
+        self, role: AwsRole, *, prefix: str = "", name: str | None = None
     ) -> aws.iam.RolePolicy:
         """Let `role` list and read objects under `prefix` (whole bucket when empty)."""
         return self._grant(role, "read", prefix, _perms.S3_READ, _perms.KMS_READ, name)
 
     def grant_write(
-        self, role: aws.iam.Role, *, prefix: str = "", name: str | None = None
+        self, role: AwsRole, *, prefix: str = "", name: str | None = None
     ) -> aws.iam.RolePolicy:
         """Let `role` write (not delete) objects under `prefix`, and read them back."""
         return self._grant(
@@ -538,7 +539,7 @@ class DatasetBucket(pulumi.ComponentResource):
 
     def _grant(
         self,
-        role: aws.iam.Role,
+        role: AwsRole,
         verb: str,
         prefix: str,
         object_actions: tuple[str, ...],

@@ -30,6 +30,7 @@ from aistack.aws._logs import encrypted_log_group
 from aistack.aws._node import gpu_launch_template, offers_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
+from aistack.contracts.aws import AwsNetwork, AwsRole, AwsWorkloadIdentity
 from aistack.contracts.images import require_digest
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.node import (
@@ -271,17 +272,23 @@ class TrainingPool(pulumi.ComponentResource):
         args: TrainingPoolArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        network: Any,
-        identity: Any,
-        dataset: DatasetBucket,
-        checkpoints: DatasetBucket,
+        network: AwsNetwork | None = None,
+        identity: AwsWorkloadIdentity | None = None,
+        dataset: DatasetBucket | None = None,
+        checkpoints: DatasetBucket | None = None,
         alarm_topic_arn: pulumi.Input[str] | None = None,
     ) -> None:
         """`alarm_topic_arn` (e.g. `budget.alert_topic_arn`) may be an Output; the args field
         of the same name takes a literal ARN from config."""
+
+        def checks(valid: TrainingPoolArgs) -> list[catalog.InstanceType]:
+            # Run only with every wiring keyword given (validate_with checks them first).
+            assert dataset is not None and checkpoints is not None
+            return self._validate(name, valid, dataset, checkpoints)
+
         args, self.offers = TrainingPoolArgs.validate_with(
             args,
-            lambda valid: self._validate(name, valid, dataset, checkpoints),
+            checks,
             where=name,
             wiring={
                 "network": network,
@@ -290,6 +297,9 @@ class TrainingPool(pulumi.ComponentResource):
                 "checkpoints": checkpoints,
             },
         )
+        # validate_with refused any of them missing, naming the keyword.
+        assert network is not None and identity is not None
+        assert dataset is not None and checkpoints is not None
         super().__init__(
             "aistack:index:AwsTrainingPool",
             name,
@@ -433,7 +443,7 @@ class TrainingPool(pulumi.ComponentResource):
 
     def _grants(
         self,
-        role: Any,
+        role: AwsRole,
         holder: str,
         dataset: DatasetBucket,
         checkpoints: DatasetBucket,

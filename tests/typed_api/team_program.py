@@ -175,3 +175,20 @@ def a_dataset_bucket() -> aws.DatasetBucket:
 
 def a_pinned_image(reference: str) -> str:
     return aws.image_by_digest(reference, "sha256:" + "0" * 64)
+
+
+def a_training_pool(
+    network: aws.Network,
+    identity: aws.WorkloadIdentity,
+    data: aws.DatasetBucket,
+    checkpoints: aws.DatasetBucket,
+) -> aws.TrainingPool:
+    # The components fulfil the wiring contracts (aistack.contracts.aws) the pool reads.
+    return aws.TrainingPool(
+        "train",
+        {"region": "us-east-1"},
+        network=network,
+        identity=identity,
+        dataset=data,
+        checkpoints=checkpoints,
+    )
