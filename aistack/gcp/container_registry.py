@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from typing import Any
 
 import pulumi
@@ -342,14 +343,14 @@ class ContainerRegistry(pulumi.ComponentResource):
 
     # ---- images --------------------------------------------------------------------------
 
-    def image_ref(self, name: str, digest: pulumi.Input[str]) -> pulumi.Output[str]:
+    def image(self, name: str, digest: pulumi.Input[str]) -> pulumi.Output[str]:
         """`<repository url>/<name>@sha256:<digest>`: how a workload references an image.
 
         `name` is the image's path in the repository, without tag or digest: a tag can name
         another build tomorrow (immutable tags stop moving it here, not in a copy). `digest`
         may be an Output (a build's digest); a plain string is checked now.
         """
-        field = f"{self._name}.image_ref"
+        field = f"{self._name}.image"
         if not isinstance(name, str) or not _IMAGE_NAME.match(name):
             raise ConfigError(
                 f"{name!r} is not an image name in the repository"
@@ -363,28 +364,58 @@ class ContainerRegistry(pulumi.ComponentResource):
             lambda resolved: require_digest(f"{resolved[0]}/{name}@{resolved[1]}", field)
         )
 
+    def image_ref(self, name: str, digest: pulumi.Input[str]) -> pulumi.Output[str]:
+        """Deprecated: `image` (the name both clouds' registries use); goes next minor."""
+        warnings.warn(
+            "gcp.ContainerRegistry.image_ref is now image()", DeprecationWarning, stacklevel=2
+        )
+        return self.image(name, digest)
+
     # ---- grants --------------------------------------------------------------------------
+
+    def grant_pull(
+        self, member: pulumi.Input[str], *, name: str | None = None
+    ) -> gcp.artifactregistry.RepositoryIamMember:
+        """Let `member` ("serviceAccount:...") pull images from this repository only."""
+        return self._grant(member, READ_ROLE, "read", name, "grant_pull")
+
+    def grant_push(
+        self, member: pulumi.Input[str], *, name: str | None = None
+    ) -> gcp.artifactregistry.RepositoryIamMember:
+        """Let `member` push (and pull) images to this repository; never delete them."""
+        return self._grant(member, WRITE_ROLE, "write", name, "grant_push")
 
     def grant_read(
         self, member: pulumi.Input[str], *, name: str | None = None
     ) -> gcp.artifactregistry.RepositoryIamMember:
-        """Let `member` ("serviceAccount:...") pull images from this repository only."""
-        return self._grant(member, READ_ROLE, "read", name)
+        """Deprecated: `grant_pull`, as on AWS; goes next minor."""
+        warnings.warn(
+            "gcp.ContainerRegistry.grant_read is now grant_pull()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.grant_pull(member, name=name)
 
     def grant_write(
         self, member: pulumi.Input[str], *, name: str | None = None
     ) -> gcp.artifactregistry.RepositoryIamMember:
-        """Let `member` push (and pull) images to this repository; never delete them."""
-        return self._grant(member, WRITE_ROLE, "write", name)
+        """Deprecated: `grant_push`, as on AWS; goes next minor."""
+        warnings.warn(
+            "gcp.ContainerRegistry.grant_write is now grant_push()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.grant_push(member, name=name)
 
     def _grant(
-        self, member: pulumi.Input[str], role: str, verb: str, name: str | None
+        self, member: pulumi.Input[str], role: str, verb: str, name: str | None, method: str
     ) -> gcp.artifactregistry.RepositoryIamMember:
+        # `verb` is in the grant's resource name, and so in state: "read" and "write" stay.
         if name is None:
             if not isinstance(member, str):
                 raise ConfigError(
                     "the member is not known until deploy time, so it cannot key the grant.",
-                    field=f"{self._name}.grant_{verb}.name",
+                    field=f"{self._name}.{method}.name",
                     fix="pass name=, e.g. name='trainer'.",
                 )
             name = _member_key(member)

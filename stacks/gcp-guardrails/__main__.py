@@ -126,8 +126,8 @@ checkpoints.grant_write(identity.member("training"), prefix="runs", name="traini
 
 # Images by digest in an immutable, scanned, CMEK-encrypted repository (E1).
 registry = gcp.ContainerRegistry("images", args["images"], services=services)
-registry.grant_read(identity.member("training"), name="training")
-registry.grant_write(identity.member("ci"), name="ci")
+registry.grant_pull(identity.member("training"), name="training")
+registry.grant_push(identity.member("ci"), name="ci")
 
 # The month's budget with a daily alert computed from its updates, and the kill switch (C3).
 budget = gcp.BudgetGuard("budget", args["budget"], services=services, access_logs=logs)

@@ -147,9 +147,9 @@ registry = gcp.ContainerRegistry("ml-images", args["registry"], services=service
 
 # A service account per workload, and CI through GitHub federation: no keys (C6).
 identity = gcp.WorkloadIdentity("identity", args["identity"], services=services)
-registry.grant_read(identity.member("training"), name="training")
-registry.grant_read(identity.member("inference"), name="inference")
-registry.grant_write(identity.member("ci"), name="ci")
+registry.grant_pull(identity.member("training"), name="training")
+registry.grant_pull(identity.member("inference"), name="inference")
+registry.grant_push(identity.member("ci"), name="ci")
 # CI publishes approved model versions (gs://<models>/<modelName>/<version>/); the serving
 # account only reads its model's prefix.
 models.grant_write(identity.member("ci"), prefix=args["inference"].model_name, name="ci")

@@ -77,7 +77,7 @@ def test_check_passes_the_gcp_identity_and_registry_rules(tmp_path):
         registry = gcp.ContainerRegistry(
             "images", {"region": "europe-west4", "governance": GOVERNANCE}, services=apis
         )
-        registry.grant_write(identity.member("ci"), name="ci")
+        registry.grant_push(identity.member("ci"), name="ci")
         """,
     )
     result = runner.invoke(app, ["check", str(project), "--format", "json"])

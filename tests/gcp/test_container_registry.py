@@ -29,10 +29,10 @@ def _stack(governance, grants=False, seen=None, **overrides):
         apis = gcp.ProjectServices("apis", {"project": PROJECT})
         registry = gcp.ContainerRegistry("images", _args(governance, **overrides), services=apis)
         if grants:
-            registry.grant_read(TRAINER)
-            registry.grant_write(CI, name="ci")
+            registry.grant_pull(TRAINER)
+            registry.grant_push(CI, name="ci")
         if seen is not None:
-            registry.image_ref("trainer", DIGEST).apply(lambda v: seen.setdefault("ref", v))
+            registry.image("trainer", DIGEST).apply(lambda v: seen.setdefault("ref", v))
             registry.repository_url.apply(lambda v: seen.setdefault("url", v))
 
     return program
@@ -151,11 +151,11 @@ def test_repository_url_and_images_by_digest(run, governance):
 @pytest.mark.parametrize(
     ("image", "digest", "field"),
     [
-        ("trainer:v1", DIGEST, "images.image_ref.name"),
-        ("trainer@sha256:" + "a" * 64, DIGEST, "images.image_ref.name"),
-        ("Trainer", DIGEST, "images.image_ref.name"),
-        ("trainer", "latest", "images.image_ref.digest"),
-        ("trainer", "sha256:" + "AB" * 32, "images.image_ref.digest"),
+        ("trainer:v1", DIGEST, "images.image.name"),
+        ("trainer@sha256:" + "a" * 64, DIGEST, "images.image.name"),
+        ("Trainer", DIGEST, "images.image.name"),
+        ("trainer", "latest", "images.image.digest"),
+        ("trainer", "sha256:" + "AB" * 32, "images.image.digest"),
     ],
 )
 def test_image_refs_refuse_tags_and_bad_digests(run, governance, image, digest, field):
@@ -165,7 +165,7 @@ def test_image_refs_refuse_tags_and_bad_digests(run, governance, image, digest, 
         apis = gcp.ProjectServices("apis", {"project": PROJECT})
         registry = gcp.ContainerRegistry("images", _args(governance), services=apis)
         try:
-            registry.image_ref(image, digest)
+            registry.image(image, digest)
         except ConfigError as error:
             caught["error"] = error
 
@@ -257,3 +257,23 @@ def test_the_simulated_cloud_refuses_repository_ids_and_policy_counts_gcp_refuse
     # Artifact Registry applies at most 10 cleanup policies per repository.
     with pytest.raises(SimulatedGcpError, match="at most 10"):
         run(too_many)
+
+
+def test_the_old_verbs_warn_and_grant_exactly_what_the_new_ones_do(governance):
+    # grant_read/grant_write/image_ref were GCP's own words for what both clouds' registries
+    # now call grant_pull/grant_push/image; kept one release, they must build the same.
+    def old_program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        registry = gcp.ContainerRegistry("images", _args(governance), services=apis)
+        with pytest.warns(DeprecationWarning, match="grant_pull"):
+            registry.grant_read(TRAINER)
+        with pytest.warns(DeprecationWarning, match="grant_push"):
+            registry.grant_write(CI, name="ci")
+        with pytest.warns(DeprecationWarning, match="image"):
+            registry.image_ref("trainer", DIGEST)
+
+    old = run_stack(old_program)
+    new = run_stack(_stack(governance, grants=True))
+    assert {(r.type, r.name, str(r.inputs)) for r in old.resources} == {
+        (r.type, r.name, str(r.inputs)) for r in new.resources
+    }

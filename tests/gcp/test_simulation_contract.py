@@ -84,7 +84,7 @@ def _every_component(governance, allow_destroy=False):
             },
             services=apis,
         )
-        registry.grant_read(identity.member("training"), name="training")
+        registry.grant_pull(identity.member("training"), name="training")
         gcp.BudgetGuard(
             "budget",
             {
