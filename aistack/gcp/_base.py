@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import warnings
 
@@ -19,10 +20,12 @@ with warnings.catch_warnings():
 
 from aistack._options import child_opts, stateful_opts
 from aistack.config import WORKLOAD_TAG, Governance, gcp_label
+from aistack.errors import ConfigError
 
 __all__ = [
     "catalogued_gpu_machine",
     "child_opts",
+    "grant_key",
     "labels_for",
     "resource_id_from",
     "stack_id",
@@ -63,3 +66,18 @@ def catalogued_gpu_machine(machine: str) -> str:
             f"{machine!r} is not a GPU machine type in aistack's catalog. Fix: use one of {known}."
         )
     return machine
+
+
+def grant_key(member: pulumi.Input[str], where: str) -> str:
+    """The key a grant to `member` is named by when the caller names none: the member's
+    local part and a short hash of it, stable across runs. A member known only at deploy
+    time (an Output) cannot key a name: ConfigError at `where`, asking for name=."""
+    if not isinstance(member, str):
+        raise ConfigError(
+            "the member is not known until deploy time, so it cannot key the grant.",
+            field=where,
+            fix="pass name=, e.g. name='trainer'.",
+        )
+    local = member.split(":", 1)[-1].split("@", 1)[0]
+    slug = resource_id_from(local)[:30].strip("-") or "member"
+    return f"{slug}-{hashlib.sha256(member.encode()).hexdigest()[:6]}"

@@ -16,7 +16,6 @@ docs/components/gcp-container-registry.md.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import warnings
 from typing import Any
@@ -28,7 +27,13 @@ from pydantic import Field, field_validator
 from aistack.config import AistackModel, Governance
 from aistack.contracts.images import check_tag_prefixes, normalize_digest, require_digest
 from aistack.errors import ConfigError, Problems
-from aistack.gcp._base import child_opts, labels_for, resource_id_from, stateful_opts
+from aistack.gcp._base import (
+    child_opts,
+    grant_key,
+    labels_for,
+    resource_id_from,
+    stateful_opts,
+)
 from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
 from aistack.gcp.project_services import ProjectServices
 
@@ -412,13 +417,7 @@ class ContainerRegistry(pulumi.ComponentResource):
     ) -> gcp.artifactregistry.RepositoryIamMember:
         # `verb` is in the grant's resource name, and so in state: "read" and "write" stay.
         if name is None:
-            if not isinstance(member, str):
-                raise ConfigError(
-                    "the member is not known until deploy time, so it cannot key the grant.",
-                    field=f"{self._name}.{method}.name",
-                    fix="pass name=, e.g. name='trainer'.",
-                )
-            name = _member_key(member)
+            name = grant_key(member, f"{self._name}.{method}.name")
         return gcp.artifactregistry.RepositoryIamMember(
             f"{self._name}-{verb}-{name}",
             project=self.project,
@@ -428,10 +427,3 @@ class ContainerRegistry(pulumi.ComponentResource):
             member=member,
             opts=child_opts(self, depends_on=self._services.enabling(ARTIFACT_REGISTRY_API)),
         )
-
-
-def _member_key(member: str) -> str:
-    """A stable logical-name key for a member: its local part plus a short hash."""
-    local = member.split(":", 1)[-1].split("@", 1)[0]
-    slug = resource_id_from(local)[:30].strip("-") or "member"
-    return f"{slug}-{hashlib.sha256(member.encode()).hexdigest()[:6]}"

@@ -19,7 +19,7 @@ from pydantic import Field, field_validator, model_validator
 from aistack.config import AistackModel, Governance, gcp_label
 from aistack.dataset_metadata import DatasetMetadata
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, labels_for, stateful_opts
+from aistack.gcp._base import child_opts, grant_key, labels_for, stateful_opts
 from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
 from aistack.gcp.project_services import ProjectServices
 
@@ -371,17 +371,20 @@ class DatasetBucket(pulumi.ComponentResource):
     # ---- grants --------------------------------------------------------------------------
 
     def grant_read(
-        self, member: pulumi.Input[str], *, prefix: str = "", name: str
+        self, member: pulumi.Input[str], *, prefix: str = "", name: str | None = None
     ) -> list[gcp.storage.BucketIAMMember]:
         """Let `member` ("serviceAccount:...") read objects under `prefix` (the whole
-        bucket when empty). `name` keys the grant's resources."""
+        bucket when empty). `name` keys the grant's resources; by default the member
+        does, when it is a plain string."""
+        name = name or grant_key(member, f"{self._name}.grant_read.name")
         return [self._grant(member, READ_ROLE, "read", prefix, name)]
 
     def grant_write(
-        self, member: pulumi.Input[str], *, prefix: str = "", name: str
+        self, member: pulumi.Input[str], *, prefix: str = "", name: str | None = None
     ) -> list[gcp.storage.BucketIAMMember]:
         """Let `member` create (never delete or overwrite) objects under `prefix`, and read
-        them back."""
+        them back. `name` as for grant_read."""
+        name = name or grant_key(member, f"{self._name}.grant_write.name")
         return [
             self._grant(member, READ_ROLE, "write", prefix, f"{name}-viewer"),
             self._grant(member, WRITE_ROLE, "write", prefix, name),

@@ -287,3 +287,36 @@ def test_labels_are_valid_gcp_labels_and_free_text_goes_to_the_manifest(default_
     content = manifest.inputs["content"]
     content = json.loads(content["value"] if isinstance(content, dict) else content)
     assert content["legalBasis"] == DATASET["legalBasis"]
+
+
+def test_a_grant_without_a_name_is_keyed_by_its_member_as_registry_grants_are(run, governance):
+    # One rule for every GCP grant: name= keys it, or else the member does (its local part
+    # and a hash), so `grant_read(member)` reads the same on buckets and registries.
+    def grants():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        data = gcp.DatasetBucket("data", _args(governance), services=apis)
+        data.grant_read(TRAINER, prefix="raw")
+        registry = gcp.ContainerRegistry(
+            "images", {"region": "europe-west4", "governance": governance}, services=apis
+        )
+        registry.grant_pull(TRAINER)
+
+    graph = run(grants)
+    names = {r.name for r in graph.resources}
+    (bucket,) = {n.removeprefix("data-read-") for n in names if n.startswith("data-read-")}
+    (registry,) = {n.removeprefix("images-read-") for n in names if n.startswith("images-read-")}
+    assert bucket == registry
+    assert re.fullmatch(r"trainer-[0-9a-f]{6}", bucket)
+
+
+def test_a_grant_to_a_member_known_only_at_deploy_time_needs_a_name(run, governance):
+    import pulumi
+
+    def grants():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        data = gcp.DatasetBucket("data", _args(governance), services=apis)
+        data.grant_write(pulumi.Output.from_input(TRAINER))
+
+    with pytest.raises(ConfigError) as caught:
+        run(grants)
+    assert caught.value.fields == ["data.grant_write.name"]
