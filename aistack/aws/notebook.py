@@ -27,6 +27,7 @@ from aistack.aws._base import child_opts, stack_id, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
 from aistack.aws.workload_identity import studio_execution_policy
 from aistack.config import AistackModel, Governance
+from aistack.contracts.aws import AwsNetwork
 from aistack.errors import Problems
 
 __all__ = [
@@ -334,12 +335,23 @@ class Notebook(pulumi.ComponentResource):
         args: NotebookArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
         *,
+        network: AwsNetwork | None = None,
         vpc_id: pulumi.Input[str] | None = None,
         subnet_ids: Sequence[pulumi.Input[str]] | None = None,
         security_group_ids: Sequence[pulumi.Input[str]] | None = None,
         execution_role_arn: pulumi.Input[str] | None = None,
         kms_key_id: pulumi.Input[str] | None = None,
     ) -> None:
+        """`network=` wires the domain to the network's notebook tier, as the other
+        components take their network; the raw ids (`vpc_id=`, ...) or Args fields serve a
+        VPC that aistack does not manage, and win over the network's where given."""
+        if network is not None:
+            vpc_id = vpc_id if vpc_id is not None else network.vpc_id
+            tier_subnets = network.subnet_ids(WORKLOAD)
+            if subnet_ids is None and isinstance(tier_subnets, list | tuple):
+                subnet_ids = list(tier_subnets)
+            if security_group_ids is None:
+                security_group_ids = [network.security_group_id(WORKLOAD)]
         wiring = {
             "vpc_id": vpc_id,
             "subnet_ids": tuple(subnet_ids) if subnet_ids is not None else None,

@@ -21,6 +21,9 @@ __all__ = ["AwsInstanceProfile", "AwsNetwork", "AwsRole", "AwsWorkloadIdentity"]
 class AwsNetwork(TieredNetwork, Protocol):
     """A VPC's tiers: their subnets and security groups (and the load balancer's)."""
 
+    @property
+    def vpc_id(self) -> pulumi.Input[str] | None: ...
+
     def subnet_ids(self, tier: str) -> pulumi.Input[Sequence[pulumi.Input[str]]]: ...
 
     def security_group_id(self, tier: str) -> pulumi.Input[str]: ...

@@ -110,9 +110,7 @@ notebook = aistack.Notebook(
     "notebook",
     args["notebook"],
     opts,
-    vpc_id=network.vpc_id,
-    subnet_ids=network.subnet_ids("notebook"),
-    security_group_ids=[network.security_group_id("notebook")],
+    network=network,
     execution_role_arn=identity.role_arn("notebook"),
 )
 

@@ -104,6 +104,38 @@ def test_network_and_role_can_be_wired_from_other_components_outputs(run, govern
     assert domain.get("defaultSpaceSettings", "executionRole") == role_arn
 
 
+def test_network_keyword_wires_the_domain_to_the_network_notebook_tier(run, governance):
+    # network= is the wiring the other components take; it gives the notebook tier's VPC,
+    # subnets and security group, exactly what the raw ids give.
+    def program(wired):
+        network = aistack_aws.Network(
+            "net",
+            {
+                "governance": governance,
+                "region": "us-east-1",
+                "trainingInstanceTypes": ["p5.48xlarge"],
+                "notebook": True,
+            },
+        )
+        raw = {
+            "vpc_id": network.vpc_id,
+            "subnet_ids": network.subnet_ids("notebook"),
+            "security_group_ids": [network.security_group_id("notebook")],
+        }
+        aistack_aws.Notebook(
+            "nb",
+            {"governance": governance, "region": "us-east-1", "users": ["ana"]},
+            execution_role_arn="arn:aws:iam::123456789012:role/notebook",
+            **({"network": network} if wired else raw),
+        )
+
+    wired, raw = run(lambda: program(True)), run(lambda: program(False))
+    domain = _one(wired, DOMAIN)
+    assert domain.inputs == _one(raw, DOMAIN).inputs
+    assert domain.inputs["vpcId"] == wired.named("net-vpc").id
+    assert domain.inputs["subnetIds"]
+
+
 @pytest.mark.parametrize(
     ("path", "app"),
     [
