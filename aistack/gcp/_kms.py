@@ -44,3 +44,29 @@ def customer_key(
         opts=opts(),
     )
     return key_ring, crypto_key
+
+
+def stack_key(
+    name: str,
+    given: str | None,
+    *,
+    project: str,
+    location: str,
+    labels: dict[str, str],
+    deletion_policy: str,
+    opts: Callable[[], pulumi.ResourceOptions],
+) -> tuple[gcp.kms.KeyRing | None, gcp.kms.CryptoKey | None, pulumi.Output[str]]:
+    """The key a component encrypts with: the one `given` (a key id from the Args), or a
+    `customer_key` of its own. Returns the key ring and key it made (None, None when given)
+    and the key's id."""
+    if given:
+        return None, None, pulumi.Output.from_input(given)
+    key_ring, crypto_key = customer_key(
+        name,
+        project=project,
+        location=location,
+        labels=labels,
+        deletion_policy=deletion_policy,
+        opts=opts,
+    )
+    return key_ring, crypto_key, crypto_key.id

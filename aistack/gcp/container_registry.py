@@ -34,7 +34,7 @@ from aistack.gcp._base import (
     resource_id_from,
     stateful_opts,
 )
-from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
+from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.project_services import ProjectServices
 
 __all__ = ["ContainerRegistry", "ContainerRegistryArgs", "cleanup_policies"]
@@ -268,20 +268,15 @@ class ContainerRegistry(pulumi.ComponentResource):
                 **options,
             )
 
-        self.key_ring: gcp.kms.KeyRing | None = None
-        self.crypto_key: gcp.kms.CryptoKey | None = None
-        if args.kms_key_name:
-            key_id: pulumi.Output[str] = pulumi.Output.from_input(args.kms_key_name)
-        else:
-            self.key_ring, self.crypto_key = customer_key(
-                name,
-                project=self.project,
-                location=args.region,
-                labels=labels,
-                deletion_policy=deletion_policy,
-                opts=keep,
-            )
-            key_id = self.crypto_key.id
+        self.key_ring, self.crypto_key, key_id = stack_key(
+            name,
+            args.kms_key_name,
+            project=self.project,
+            location=args.region,
+            labels=labels,
+            deletion_policy=deletion_policy,
+            opts=keep,
+        )
         # The Artifact Registry service agent (service-<NUMBER>@gcp-sa-artifactregistry.
         # iam.gserviceaccount.com) encrypts layers for the repository. It is created on
         # first use, so ServiceIdentity makes it exist before the grant names it (a grant

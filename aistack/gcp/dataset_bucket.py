@@ -20,7 +20,7 @@ from aistack.config import AistackModel, Governance, gcp_label
 from aistack.dataset_metadata import DatasetMetadata
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, grant_key, labels_for, stateful_opts
-from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
+from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.project_services import ProjectServices
 
 __all__ = ["DatasetBucket", "DatasetBucketArgs", "DatasetMetadata", "LIFECYCLE_DEFAULTS"]
@@ -226,20 +226,15 @@ class DatasetBucket(pulumi.ComponentResource):
         # CMEK: the Cloud Storage service agent encrypts on the bucket's behalf, so it must
         # hold Encrypter/Decrypter on the key BEFORE the bucket names the key, or the
         # create fails (Cloud Storage docs, "Use customer-managed encryption keys").
-        self.key_ring: gcp.kms.KeyRing | None = None
-        self.crypto_key: gcp.kms.CryptoKey | None = None
-        if args.kms_key_name:
-            key_id: pulumi.Output[str] = pulumi.Output.from_input(args.kms_key_name)
-        else:
-            self.key_ring, self.crypto_key = customer_key(
-                name,
-                project=self.project,
-                location=args.region,
-                labels=labels,
-                deletion_policy=deletion_policy,
-                opts=keep,
-            )
-            key_id = self.crypto_key.id
+        self.key_ring, self.crypto_key, key_id = stack_key(
+            name,
+            args.kms_key_name,
+            project=self.project,
+            location=args.region,
+            labels=labels,
+            deletion_policy=deletion_policy,
+            opts=keep,
+        )
         agent = gcp.storage.get_project_service_account_output(project=self.project, opts=here)
         self.key_grant = gcp.kms.CryptoKeyIAMMember(
             f"{name}-key-agent",

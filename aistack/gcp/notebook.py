@@ -32,7 +32,7 @@ from aistack import catalog
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, stateful_opts
-from aistack.gcp._kms import KMS_ENCRYPTER, customer_key
+from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.gpu_node_pool import ACCELERATOR_TYPES
 from aistack.gcp.gpu_quota import GpuNeed
 from aistack.gcp.project_services import ProjectServices
@@ -424,19 +424,16 @@ class Notebook(pulumi.ComponentResource):
         disk_encryption: dict[str, Any] = {"disk_encryption": "GMEK"}
         waits: list[pulumi.Resource] = list(grants)
         if not args.allow_google_managed_encryption:
-            if args.kms_key_name:
-                key_id: pulumi.Output[str] = pulumi.Output.from_input(args.kms_key_name)
-            else:
-                # CMEK keys must be in the location of the disks they encrypt: the region.
-                self.key_ring, self.crypto_key = customer_key(
-                    name,
-                    project=self.project,
-                    location=self.region,
-                    labels=labels,
-                    deletion_policy=deletion_policy,
-                    opts=keep,
-                )
-                key_id = self.crypto_key.id
+            # CMEK keys must be in the location of the disks they encrypt: the region.
+            self.key_ring, self.crypto_key, key_id = stack_key(
+                name,
+                args.kms_key_name,
+                project=self.project,
+                location=self.region,
+                labels=labels,
+                deletion_policy=deletion_policy,
+                opts=keep,
+            )
             # The boot and data disks are Compute Engine persistent disks: the Compute
             # Engine service agent encrypts them, so it must hold Encrypter/Decrypter on
             # the key before the instance names it (Compute Engine docs, "Protect resources
