@@ -1,7 +1,9 @@
 """The simulated cloud's Kubernetes answers: what pulumi-kubernetes and the API server return.
 
-`SimulatedCloud` (aistack.engine.cloud) hands every `kubernetes:` registration, the
-`kubernetes` providers and the Kubernetes invokes here. Behaviour follows pulumi-kubernetes
+`SimulatedCloud` (aistack.engine.cloud) hands every `kubernetes:` registration and the
+Kubernetes invokes to `K8sCloud`, the simulation of package `kubernetes` (a
+`SimulatedProvider`, aistack.engine.context); the clusters are those of the `kubernetes`
+providers the program registered. Behaviour follows pulumi-kubernetes
 4.x (provider/pkg) and the API server, each cited where it is built:
 
 - an object without `metadata.name` is auto-named `<logical name>-<8 hex>` and annotated
@@ -34,21 +36,21 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pulumi.runtime import MockResourceArgs
 
+from aistack.engine.context import Invoke, SimContext
 from aistack.errors import AistackError
-
-if TYPE_CHECKING:
-    from aistack.engine.cloud import SimulatedCloud
 
 __all__ = [
     "CLUSTER_SCOPED",
     "DNS1123_LABEL",
     "DNS1123_SUBDOMAIN",
     "HELM_RELEASE",
+    "K8sCloud",
     "LABEL_NAME",
     "SimulatedK8sError",
     "cluster_of",
@@ -167,17 +169,17 @@ def is_cluster_scoped(api_version: str, kind: str, inputs: dict[str, Any]) -> bo
     return not (inputs.get("metadata") or {}).get("namespace")
 
 
-def cluster_of(cloud: SimulatedCloud, provider: str | None) -> dict[str, Any]:
+def cluster_of(ctx: SimContext, provider: str | None) -> dict[str, Any]:
     """The cluster a provider reaches: its kubeconfig (parsed), the context in use and the
     default namespace. Raises what pulumi-kubernetes raises when it cannot be reached."""
-    inputs = cloud.providers.get(provider or "", {}) if provider else {}
+    inputs = ctx.providers.get(provider or "", {}) if provider else {}
     explicit = bool(inputs)
     source = (
         inputs
         if explicit
         else {
             key.removeprefix("kubernetes:"): value
-            for key, value in cloud.config.items()
+            for key, value in ctx.config.items()
             if key.startswith("kubernetes:")
         }
     )
@@ -288,7 +290,7 @@ HELM_RELEASE_NAME_MAX = 53
 
 
 def helm_release(
-    cloud: SimulatedCloud, args: MockResourceArgs, inputs: dict[str, Any]
+    ctx: SimContext, args: MockResourceArgs, inputs: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """What pulumi-kubernetes returns for a `helm.sh/v3:Release`, without the chart.
 
@@ -301,7 +303,7 @@ def helm_release(
     one the program pinned, `appVersion` is absent and `resourceNames` (the objects the
     chart made) is empty: what a chart installs is judged by its own values, not here.
     """
-    cluster = cluster_of(cloud, args.provider)
+    cluster = cluster_of(ctx, args.provider)
     out = dict(inputs)
     name = str(inputs.get("name") or f"{args.name}-{_digest(args.typ, args.name)}")
     namespace = str(inputs.get("namespace") or cluster["namespace"])
@@ -332,16 +334,16 @@ def helm_release(
 
 
 def resource(
-    cloud: SimulatedCloud, args: MockResourceArgs, inputs: dict[str, Any]
+    ctx: SimContext, args: MockResourceArgs, inputs: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """The id and outputs pulumi-kubernetes returns for one `kubernetes:` registration."""
     if args.typ == HELM_RELEASE:
-        return helm_release(cloud, args, inputs)
+        return helm_release(ctx, args, inputs)
     api_version, kind = _api_version_and_kind(args.typ)
     if not args.custom:
         # Components (helm.sh/v4 Chart, yaml/v2 ConfigGroup): no object of their own.
         return f"{args.name}-{_digest(args.typ, args.name)}", dict(inputs)
-    cluster = cluster_of(cloud, args.provider)
+    cluster = cluster_of(ctx, args.provider)
     out = dict(inputs)
     out.setdefault("apiVersion", api_version)
     out.setdefault("kind", kind)
@@ -386,3 +388,20 @@ def resource(
         metadata["labels"] = {**(metadata.get("labels") or {}), "kubernetes.io/metadata.name": name}
         out.setdefault("status", dict(_NAMESPACE_STATUS))
     return resource_id, out
+
+
+class K8sCloud:
+    """Answers `kubernetes:` registrations for one run; it answers no invokes yet."""
+
+    package = "kubernetes"
+
+    def __init__(self, ctx: SimContext) -> None:
+        self.ctx = ctx
+
+    def resource(
+        self, args: MockResourceArgs, inputs: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        return resource(self.ctx, args, inputs)
+
+    def invokes(self) -> Mapping[str, Invoke]:
+        return {}

@@ -14,22 +14,23 @@ import json
 import logging
 import runpy
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pulumi
 from google.protobuf import empty_pb2
-from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import resource as pulumi_resource
-from pulumi.runtime import rpc, settings
-from pulumi.runtime import stack as pulumi_stack
-from pulumi.runtime.config import set_all_config
-from pulumi.runtime.proto import source_pb2
-from pulumi.runtime.stack import run_in_stack
-from pulumi.runtime.sync_await import _sync_await
+from pulumi.runtime import (
+    MockCallArgs,
+    MockResourceArgs,
+    Mocks,
+    reset_options,
+    rpc,
+    run_in_stack,
+    set_all_config,
+)
 
-from aistack.engine import gcp_cloud
+from aistack.engine import gcp_cloud, pulumi_compat
 from aistack.engine.cloud import SimulatedCloud
 from aistack.engine.graph import Resource, StackGraph
 from aistack.errors import ConfigError, EngineError
@@ -60,7 +61,7 @@ def normalise(value: Any) -> Any:
     return value
 
 
-class _SeenInputs(pulumi_mocks.Mocks):
+class _SeenInputs(Mocks):
     """The simulated cloud, keeping the inputs the mocks monitor deserialised for the
     registration it is making: the recorder reuses them rather than decoding the same
     request a second time. (Registrations are made one at a time: `_InlineExecutor`.)"""
@@ -69,15 +70,15 @@ class _SeenInputs(pulumi_mocks.Mocks):
         self.cloud = cloud
         self.inputs: dict[str, Any] = {}
 
-    def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str | None, dict]:
+    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict]:
         self.inputs = args.inputs
         return self.cloud.new_resource(args)
 
-    def call(self, args: pulumi_mocks.MockCallArgs) -> Any:
+    def call(self, args: MockCallArgs) -> Any:
         return self.cloud.call(args)
 
 
-class RecordingMonitor(pulumi_mocks.MockMonitor):
+class RecordingMonitor(pulumi_compat.MocksMonitor):
     """The mocks monitor, plus a record of every registration's tree and DAG edges."""
 
     def __init__(self, cloud: SimulatedCloud) -> None:
@@ -93,7 +94,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.seen_urns: set[str] = set()
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
-        urn = self.make_urn(request.parent, request.type, request.name)
+        urn = self.urn_of(request.parent, request.type, request.name)
         duplicate = urn in self.seen_urns
         self.seen_urns.add(urn)
         if duplicate:
@@ -115,7 +116,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             # Resources refer to their provider as "urn::id"; remembering its inputs lets
             # invokes and ARNs use the provider's region and project.
             self.cloud.providers[f"{response.urn}::{response.id}"] = inputs
-        registration = self.resources[response.urn]
+        resource_id, state = self.registered(response.urn)
         record = Resource(
             type=request.type,
             name=request.name,
@@ -123,9 +124,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             parent=request.parent or None,
             dependencies=tuple(dict.fromkeys(request.dependencies)),
             inputs=inputs,
-            outputs=normalise(dict(registration.state)),
+            outputs=normalise(dict(state)),
             custom=bool(request.custom),
-            id=registration.id or "",
+            id=resource_id or "",
             provider=request.provider,
             protect=bool(request.protect),
             retain_on_delete=bool(request.retainOnDelete),
@@ -230,26 +231,12 @@ def run(
     loop.set_default_executor(_InlineExecutor())
     asyncio.set_event_loop(loop)
     try:
-        settings.reset_options(project=project, stack=stack, preview=False)
+        reset_options(project=project, stack=stack, preview=False)
         set_all_config(flat_config, secret_keys)
-        # What pulumi.runtime.set_mocks does, minus the empty root stack it registers for
-        # unit tests: the program runs in its own stack, so exports reach the monitor
-        # exactly once, as under the CLI.
-        settings.configure(
-            pulumi_mocks.MockSettings(
-                monitor=monitor,
-                monitor_features=set(monitor.GetDeploymentInfo(None).supportedFeatures),
-                engine=pulumi_mocks.MockEngine(_quiet_logger()),
-                project=project,
-                stack=stack,
-                dry_run=False,
-                organization=None,
-                callbacks=None,
-            )
-        )
+        pulumi_compat.use_monitor(monitor, project=project, stack=stack, logger=_quiet_logger())
         try:
             with _lean_runtime():
-                _sync_await(run_in_stack(program))
+                loop.run_until_complete(run_in_stack(program))
         except Exception as error:
             if monitor.engine_errors:
                 raise EngineError(monitor.engine_errors[0]) from None
@@ -264,7 +251,7 @@ def run(
             loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
         asyncio.set_event_loop(None)
-        settings.reset_options()
+        reset_options()
         set_all_config({}, [])
     return StackGraph(
         project=project,
@@ -292,13 +279,6 @@ def run(
 #: A full-collection threshold no run reaches (it counts young-generation collections).
 _NEVER = 10**9
 
-#: What a registration carries instead of the Python stack that created it (see below).
-_NO_STACK_TRACE = source_pb2.StackTrace()
-
-
-def _no_stack_trace() -> Any:
-    return _NO_STACK_TRACE
-
 
 class _InlineExecutor(concurrent.futures.ThreadPoolExecutor):
     """The run loop's default executor: each call runs at once on the loop's own thread.
@@ -308,7 +288,8 @@ class _InlineExecutor(concurrent.futures.ThreadPoolExecutor):
     microseconds, and on a thread pool each call paid a hand-off between threads that
     contend for the GIL, plus an event loop of the worker thread's own for the mocks
     monitor's `_sync_await`: about two fifths of a run's CPU. Run inline, the calls are
-    made one at a time in the order the loop reaches them; what each records is the same
+    made one at a time in the order the loop reaches them (the monitor's `_sync_await`
+    becomes `pulumi_compat.run_now` for it); what each records is the same
     (tests/engine/test_digest.py). A subclass of ThreadPoolExecutor only because asyncio
     accepts no other default executor; it never starts a thread."""
 
@@ -328,104 +309,26 @@ class _InlineExecutor(concurrent.futures.ThreadPoolExecutor):
         return future
 
 
-def _run_now(awaitable: Awaitable[T]) -> T:
-    """What the mocks monitor's `_sync_await` does, for the monitor running on the loop's
-    thread: it awaits `rpc.serialize_properties` of plain data, which finishes without
-    suspending, so the coroutine is stepped to its end here. The SDK's helper would instead
-    schedule it as a task and run the loop's other ready callbacks re-entrantly until it
-    finished. Should the coroutine wait on a future (a value still pending), the SDK's
-    helper waits for that future, and the coroutine goes on."""
-    if not asyncio.iscoroutine(awaitable):
-        return _sync_await(awaitable)
-    while True:
-        try:
-            waited = awaitable.send(None)
-        except StopIteration as finished:
-            return finished.value
-        if asyncio.isfuture(waited):
-            _sync_await(waited)
-            waited._asyncio_future_blocking = False
-
-
-async def _wait_for_rpcs(await_all_outstanding_tasks: bool = True) -> None:
-    """`pulumi.runtime.stack.wait_for_rpcs` in linear time: the same loop (drain the RPCs,
-    then every tracked output, until neither gets new work), but it waits on each batch of
-    pending outputs once, until all finish or one fails (FIRST_EXCEPTION), where Pulumi's
-    waits FIRST_COMPLETED and so wakes and re-arms a callback on every pending output once
-    per output that finishes: quadratic in outputs, most of the engine's time on a large
-    stack. An output that fails still fails the run at once, with its own exception."""
-    rpc_manager = settings._get_rpc_manager()
-    state = settings.SETTINGS
-    while True:
-        while rpc_manager.rpcs:
-            await asyncio.sleep(0)
-            try:
-                await rpc_manager.rpcs.pop()
-            except Exception as error:
-                if rpc_manager.unhandled_exception is not None:
-                    cause = rpc_manager.unhandled_exception.with_traceback(
-                        rpc_manager.exception_traceback
-                    )
-                    raise error from cause
-                raise
-        if rpc_manager.unhandled_exception is not None:
-            raise rpc_manager.unhandled_exception.with_traceback(rpc_manager.exception_traceback)
-        while await_all_outstanding_tasks:
-            with state.lock:
-                if not state.outputs:
-                    break
-                pending = list(state.outputs)
-                state.outputs.clear()
-            done, not_done = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
-            for task in done:
-                await task  # re-raises a failed output's exception here
-            if not_done:
-                with state.lock:
-                    state.outputs.update(not_done)
-        if not rpc_manager.rpcs:
-            break
-
-
 @contextlib.contextmanager
 def _lean_runtime() -> Iterator[None]:
     """For the length of one run, then restored: the garbage collector's full passes
-    postponed, and two of Pulumi's runtime functions replaced. None of it changes what the
-    monitor receives except the source position, which it does not record:
+    postponed, and Pulumi's runtime on its fast paths (`pulumi_compat.fast_runtime`, which
+    says why each). Neither changes what the monitor receives except the source position,
+    which it does not record.
 
-    - the collector's oldest-generation passes postponed to the end of the run: a run keeps
-      every resource's pending outputs, futures and tasks alive until the program ends,
-      and each full pass walks all of them, so the passes cost more the larger the stack
-      (quadratic: 1,000 repetitions of a component took 33 s, 15 s of them in full passes).
-      The young generations are still collected, so the cyclic garbage a run makes
-      (Pulumi's `contains_unknowns` closures, mostly) is freed as it goes;
-    - `pulumi.runtime.stack.wait_for_rpcs` (looked up by `run_pulumi_func` when the program
-      ends) by `_wait_for_rpcs`, the same wait in linear time;
-    - `pulumi.runtime.resource._get_stack_trace`, which walks and formats the whole Python
-      stack on every registration (`traceback.extract_stack`) for the CLI to show where a
-      resource was declared, by an empty trace: the simulated cloud records no source
-      positions, and the SDK sends none when the trace is empty. The SDK has no setting
-      that turns the capture off (3.272: `_get_stack_trace` is called unconditionally);
-    - the mocks monitor's `_sync_await` by `_run_now`: with `_InlineExecutor` the monitor
-      runs on the loop's thread, where the SDK's helper would pump the running loop.
+    The collector's oldest-generation passes are postponed to the end of the run: a run
+    keeps every resource's pending outputs, futures and tasks alive until the program ends,
+    and each full pass walks all of them, so the passes cost more the larger the stack
+    (quadratic: 1,000 repetitions of a component took 33 s, 15 s of them in full passes).
+    The young generations are still collected, so the cyclic garbage a run makes (Pulumi's
+    `contains_unknowns` closures, mostly) is freed as it goes.
     """
-    saved = (
-        pulumi_stack.wait_for_rpcs,
-        pulumi_resource._get_stack_trace,
-        pulumi_mocks._sync_await,  # type: ignore[attr-defined]
-    )
     thresholds = gc.get_threshold()
     gc.set_threshold(thresholds[0], thresholds[1], _NEVER)
-    pulumi_stack.wait_for_rpcs = _wait_for_rpcs  # type: ignore[assignment]
-    pulumi_resource._get_stack_trace = _no_stack_trace
-    pulumi_mocks._sync_await = _run_now  # type: ignore[attr-defined]
     try:
-        yield
+        with pulumi_compat.fast_runtime():
+            yield
     finally:
-        (
-            pulumi_stack.wait_for_rpcs,
-            pulumi_resource._get_stack_trace,
-            pulumi_mocks._sync_await,  # type: ignore[attr-defined]
-        ) = saved
         gc.set_threshold(*thresholds)
 
 

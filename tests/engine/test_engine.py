@@ -257,7 +257,7 @@ def test_the_monitor_answers_on_the_runs_own_thread():
 def test_run_now_steps_a_coroutine_and_waits_for_what_it_awaits():
     import asyncio
 
-    from aistack.engine.runner import _run_now
+    from aistack.engine.pulumi_compat import run_now as _run_now
 
     async def plain() -> int:
         return 7

@@ -1,9 +1,10 @@
 """The simulated cloud's Google Cloud answers: ids, self-links and invokes in GCP's formats.
 
-`SimulatedCloud` (aistack.engine.cloud) hands every `gcp:` registration (`resource`) and
-the GCP invokes (`invokes`) here. Formats follow the Google APIs the provider calls (each
-cited where it is built), so rules and scanners see what a real `pulumi up` records. One
-module per responsibility:
+`SimulatedCloud` (aistack.engine.cloud) hands every `gcp:` registration and the GCP
+invokes to `GcpCloud`, the simulation of package `gcp` (a `SimulatedProvider`,
+aistack.engine.context). Formats follow the Google APIs the provider calls (each cited
+where it is built), so rules and scanners see what a real `pulumi up` records. One module
+per responsibility:
 
 - `resources`: the dispatcher `resource()`, what all types share, IAM member ids and the
   generic `projects/<p>/<location>/<collection>/<name>` path;
@@ -12,6 +13,7 @@ module per responsibility:
   (repositories, service agents), `quotas` (Cloud Quotas), `budget_guard` (budget,
   Pub/Sub, Monitoring, custom role, Cloud Function), `workbench` (Vertex AI Workbench
   instances): each type's ids and outputs and the refusals of its API;
+- `provider`: `GcpCloud`, which hands registrations to `resources` and invokes to `invokes`;
 - `invokes`: the invokes answered, by token;
 - `api_enablement`: the contract that a component's resource waits for its API
   (`ApiRaceCheck`, `missing_api_dependencies`);
@@ -27,6 +29,7 @@ from aistack.engine.gcp_cloud.api_enablement import (
 )
 from aistack.engine.gcp_cloud.invokes import invokes
 from aistack.engine.gcp_cloud.project import SimulatedGcpError, project_number
+from aistack.engine.gcp_cloud.provider import GcpCloud
 from aistack.engine.gcp_cloud.quotas import current_quota_value
 from aistack.engine.gcp_cloud.resources import resource
 
@@ -34,6 +37,7 @@ __all__ = [
     "API_OF_MODULE",
     "SimulatedGcpError",
     "ApiRaceCheck",
+    "GcpCloud",
     "current_quota_value",
     "invokes",
     "missing_api_dependencies",

@@ -27,12 +27,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from aistack.engine.context import SimContext
 from aistack.engine.gcp_cloud.project import SimulatedGcpError, digest
-
-if TYPE_CHECKING:
-    from aistack.engine.cloud import SimulatedCloud
 
 __all__ = ["NETWORK_TYPES", "network_resource", "zones"]
 
@@ -69,7 +67,7 @@ def _refuse(kind: str, name: str, reason: str) -> SimulatedGcpError:
 
 
 def network_resource(
-    cloud: SimulatedCloud,
+    ctx: SimContext,
     typ: str,
     project: str,
     region: str,
@@ -83,10 +81,10 @@ def network_resource(
     kind = typ.rsplit(":", 1)[1]
     if typ.startswith("gcp:compute/") and kind != "RouterNat" and not RFC1035.fullmatch(name):
         raise _refuse(kind, name, "Invalid value for field 'resource.name': must be RFC 1035.")
-    ranges: dict[str, list[tuple[str, ipaddress.IPv4Network]]] = cloud.__dict__.setdefault(
+    ranges: dict[str, list[tuple[str, ipaddress.IPv4Network]]] = ctx.memory.setdefault(
         "_gcp_network_ranges", {}
     )
-    proxies: set[tuple[str, str]] = cloud.__dict__.setdefault("_gcp_active_proxy_subnets", set())
+    proxies: set[tuple[str, str]] = ctx.memory.setdefault("_gcp_active_proxy_subnets", set())
     location = str(inputs.get("region") or region)
 
     if kind == "Network":
@@ -246,13 +244,13 @@ def _check_firewall(name: str, inputs: dict[str, Any]) -> None:
         raise _refuse("Firewall", name, f"priority {priority} is outside 0-65535.")
 
 
-def zones(cloud: SimulatedCloud, args: dict[str, Any], provider: str) -> dict[str, Any]:
+def zones(ctx: SimContext, args: dict[str, Any], provider: str) -> dict[str, Any]:
     """`compute.getZones`: the region's zones, all UP, from the GPU catalog (the zones that
     offer at least one catalogued machine type). An unknown region answers no zones."""
     from aistack import catalog
 
-    project = cloud.gcp_project(args, provider)
-    region = str(args.get("region") or cloud.gcp_region(args, provider))
+    project = ctx.gcp_project(args, provider)
+    region = str(args.get("region") or ctx.gcp_region(args, provider))
     status = args.get("status")
     names = list(catalog.region_zones("gcp", region)) if status in (None, "", "UP") else []
     return {

@@ -1,29 +1,34 @@
-"""The GCP invokes the simulated cloud answers: the project, the Cloud Storage service agent,
-a zone's GPU machine types (from aistack's catalog) and Cloud Quotas' QuotaInfo. Any other
-`gcp:` invoke fails loudly in `SimulatedCloud.call`."""
+"""The GCP invokes the simulated cloud answers: the client config, the project, the Cloud
+Storage service agent, a region's zones and a zone's GPU machine types (from aistack's
+catalog), and Cloud Quotas' QuotaInfo. Any other `gcp:` invoke fails loudly in
+`SimulatedCloud.call`."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from aistack.engine.context import Invoke, SimContext
 from aistack.engine.gcp_cloud import compute_network, quotas
 from aistack.engine.gcp_cloud.project import SimulatedGcpError, project_number
-
-if TYPE_CHECKING:
-    from aistack.engine.cloud import SimulatedCloud
 
 __all__ = ["ACCELERATOR_TYPES", "invokes"]
 
 
-def invokes(
-    cloud: SimulatedCloud,
-) -> dict[str, Callable[[dict[str, Any], str], dict[str, Any]]]:
+def invokes(ctx: SimContext) -> dict[str, Invoke]:
     """The GCP invokes the simulated cloud answers, by token."""
 
+    def client_config(args: dict[str, Any], provider: str) -> dict[str, Any]:
+        return {
+            "project": ctx.gcp_project(args, provider),
+            "region": ctx.gcp_region(args, provider),
+            "zone": f"{ctx.gcp_region(args, provider)}-a",
+            "accessToken": "simulated",
+            "id": "client-config",
+        }
+
     def get_project(args: dict[str, Any], provider: str) -> dict[str, Any]:
-        project = str(args.get("projectId") or cloud.gcp_project(args, provider))
+        project = str(args.get("projectId") or ctx.gcp_project(args, provider))
         return {
             "projectId": project,
             "name": project,
@@ -37,7 +42,7 @@ def invokes(
     def storage_service_agent(args: dict[str, Any], provider: str) -> dict[str, Any]:
         # Cloud Storage docs, "Service agents": the project's Cloud Storage service agent
         # is service-<PROJECT_NUMBER>@gs-project-accounts.iam.gserviceaccount.com.
-        project = cloud.gcp_project(args, provider)
+        project = ctx.gcp_project(args, provider)
         email = f"service-{project_number(project)}@gs-project-accounts.iam.gserviceaccount.com"
         return {
             "emailAddress": email,
@@ -47,15 +52,16 @@ def invokes(
         }
 
     def machine_types(args: dict[str, Any], provider: str) -> dict[str, Any]:
-        return _machine_types(cloud, args, provider)
+        return _machine_types(ctx, args, provider)
 
     def quota_info(args: dict[str, Any], provider: str) -> dict[str, Any]:
-        return quotas.quota_info(cloud, args)
+        return quotas.quota_info(ctx, args)
 
     def zones(args: dict[str, Any], provider: str) -> dict[str, Any]:
-        return compute_network.zones(cloud, args, provider)
+        return compute_network.zones(ctx, args, provider)
 
     return {
+        "gcp:organizations/getClientConfig:getClientConfig": client_config,
         "gcp:organizations/getProject:getProject": get_project,
         "gcp:storage/getProjectServiceAccount:getProjectServiceAccount": storage_service_agent,
         "gcp:compute/getMachineTypes:getMachineTypes": machine_types,
@@ -77,7 +83,7 @@ ACCELERATOR_TYPES = {
 _NAME_FILTER = re.compile(r'\s*name\s*=\s*"?([a-z0-9-]+)"?\s*')
 
 
-def _machine_types(cloud: SimulatedCloud, args: dict[str, Any], provider: str) -> dict[str, Any]:
+def _machine_types(ctx: SimContext, args: dict[str, Any], provider: str) -> dict[str, Any]:
     """Machine types a zone offers, from the GPU catalog (GPU types only, as catalogued)."""
     from aistack import catalog
 
@@ -94,7 +100,7 @@ def _machine_types(cloud: SimulatedCloud, args: dict[str, Any], provider: str) -
                 f"'name = <type>' only, not {args['filter']!r}."
             )
         wanted = match.group(1)
-    project = cloud.gcp_project(args, provider)
+    project = ctx.gcp_project(args, provider)
     rows = []
     for known in catalog.instance_types("gcp"):
         if wanted and known.name != wanted:

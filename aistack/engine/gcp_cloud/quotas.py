@@ -4,14 +4,12 @@ the getSQuotaInfo invoke, and QuotaPreferences, refused where the API refuses th
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pulumi.runtime import MockResourceArgs
 
+from aistack.engine.context import SimContext
 from aistack.engine.gcp_cloud.project import SimulatedGcpError, digest, physical_name
-
-if TYPE_CHECKING:
-    from aistack.engine.cloud import SimulatedCloud
 
 __all__ = [
     "FAMILY_QUOTA_ID",
@@ -27,10 +25,10 @@ QUOTA_PREFERENCE = "gcp:cloudquota/sQuotaPreference:SQuotaPreference"
 _QUOTA_ID = re.compile(r"[A-Z0-9]+(-[A-Z0-9]+)*-per-project(-region|-zone)?")
 
 
-def _quota_overrides(cloud: SimulatedCloud, quota_id: str) -> dict[tuple[str, ...], float]:
+def _quota_overrides(ctx: SimContext, quota_id: str) -> dict[tuple[str, ...], float]:
     """The simulated project's granted values for `quota_id` that differ from the
     default, by (region[, gpu_family]); `()` is the quota's own default."""
-    quotas: dict[str, float] = getattr(cloud, "gcp_quotas", {})
+    quotas: dict[str, float] = getattr(ctx, "gcp_quotas", {})
     found: dict[tuple[str, ...], float] = {}
     for key, value in quotas.items():
         head, *rest = key.split("/")
@@ -39,11 +37,11 @@ def _quota_overrides(cloud: SimulatedCloud, quota_id: str) -> dict[tuple[str, ..
     return found
 
 
-def current_quota_value(cloud: SimulatedCloud, quota_id: str, dimensions: dict[str, str]) -> float:
+def current_quota_value(ctx: SimContext, quota_id: str, dimensions: dict[str, str]) -> float:
     """The value in force for `quota_id` at `dimensions`, by Cloud Quotas' precedence
     (docs/quotas/configure-dimensions, "Dimension precedence"): all dimensions given, then
     location only, then the default."""
-    overrides = _quota_overrides(cloud, quota_id)
+    overrides = _quota_overrides(ctx, quota_id)
     region, family = dimensions.get("region"), dimensions.get("gpu_family")
     for key in ((region, family), (region,)):
         if all(key) and tuple(k for k in key if k) in overrides:
@@ -51,7 +49,7 @@ def current_quota_value(cloud: SimulatedCloud, quota_id: str, dimensions: dict[s
     return overrides.get((), 0.0)
 
 
-def quota_info(cloud: SimulatedCloud, args: dict[str, Any]) -> dict[str, Any]:
+def quota_info(ctx: SimContext, args: dict[str, Any]) -> dict[str, Any]:
     """A Cloud Quotas QuotaInfo (REST v1 `services.quotaInfos.get`), as pulumi-gcp's
     getSQuotaInfo returns it. The simulated project is new: every GPU quota is 0, and so is
     the global GPUS-ALL-REGIONS ceiling ("Quota 'GPUS_ALL_REGIONS' exceeded. Limit: 0.0
@@ -73,7 +71,7 @@ def quota_info(cloud: SimulatedCloud, args: dict[str, Any]) -> dict[str, Any]:
         raise SimulatedGcpError(f"getSQuotaInfo: parent must be 'projects/<id>', not {parent!r}.")
     regional = quota_id.endswith("-per-project-region")
     family = quota_id == FAMILY_QUOTA_ID
-    overrides = _quota_overrides(cloud, quota_id)
+    overrides = _quota_overrides(ctx, quota_id)
     default = overrides.get((), 0.0)
     if regional:
         regions = sorted({r for t in catalog.instance_types("gcp") for r in t.regions})
@@ -150,7 +148,7 @@ _REFUSED_DIMENSIONS = ("user", "resource")
 
 
 def quota_preference(
-    cloud: SimulatedCloud, args: MockResourceArgs, inputs: dict[str, Any], out: dict[str, Any]
+    ctx: SimContext, args: MockResourceArgs, inputs: dict[str, Any], out: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """A QuotaPreference as Cloud Quotas creates it (REST v1 quotaPreferences.create),
     refusing what the API refuses: a metric name for a quota id, a parent that is not a
@@ -179,7 +177,7 @@ def quota_preference(
             f"{where}: quotaConfig.preferredValue must be an integer >= -1 in a string "
             f"(pulumi-gcp types it str), not {preferred!r}."
         )
-    current = current_quota_value(cloud, quota_id, dims)
+    current = current_quota_value(ctx, quota_id, dims)
     # -1 is unlimited: asking for it is an increase unless the quota already is.
     increase = current != -1 and (int(preferred) == -1 or int(preferred) > current)
     if increase and not inputs.get("contactEmail"):
@@ -190,8 +188,8 @@ def quota_preference(
     # "There is only one QuotaPreference resource for a quota value targeting a unique set
     # of dimensions" (QuotaPreference reference): a second one is refused.
     identity = (parent, service, quota_id, tuple(sorted(dims.items())))
-    # Kept on the cloud object, which the engine builds per run (one simulated project).
-    filed: dict[tuple[Any, ...], str] = cloud.__dict__.setdefault("_gcp_quota_preferences", {})
+    # Kept in the run's memory: the engine builds a context per run (one simulated project).
+    filed: dict[tuple[Any, ...], str] = ctx.memory.setdefault("_gcp_quota_preferences", {})
     if identity in filed and filed[identity] != args.name:
         raise SimulatedGcpError(
             f"{where}: Error 409: a QuotaPreference for {quota_id} {dims} already exists in "

@@ -6,10 +6,11 @@ every type that has them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pulumi.runtime import MockResourceArgs
 
+from aistack.engine.context import SimContext
 from aistack.engine.gcp_cloud.api_enablement import SERVICE
 from aistack.engine.gcp_cloud.artifact_registry import registry_resource
 from aistack.engine.gcp_cloud.budget_guard import budget_guard_resource
@@ -23,9 +24,6 @@ from aistack.engine.gcp_cloud.project import digest, module_and_kind, physical_n
 from aistack.engine.gcp_cloud.quotas import QUOTA_PREFERENCE, quota_preference
 from aistack.engine.gcp_cloud.storage import storage_resource
 from aistack.engine.gcp_cloud.workbench import WORKBENCH_INSTANCE, workbench_resource
-
-if TYPE_CHECKING:
-    from aistack.engine.cloud import SimulatedCloud
 
 __all__ = ["resource"]
 
@@ -62,11 +60,11 @@ _DELETION_POLICY = {
 
 
 def resource(
-    cloud: SimulatedCloud, args: MockResourceArgs, inputs: dict[str, Any]
+    ctx: SimContext, args: MockResourceArgs, inputs: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """The id and outputs GCP returns for one `gcp:` registration."""
-    project = cloud.gcp_project(inputs, args.provider)
-    region = cloud.gcp_region(inputs, args.provider)
+    project = ctx.gcp_project(inputs, args.provider)
+    region = ctx.gcp_region(inputs, args.provider)
     module, kind = module_and_kind(args.typ)
     name = physical_name(args)
     out = dict(inputs)
@@ -74,7 +72,7 @@ def resource(
     if args.typ in _DELETION_POLICY:
         out.setdefault("deletionPolicy", "DELETE")
     if isinstance(inputs.get("labels"), dict):
-        default_labels = cloud.providers.get(args.provider or "", {}).get("defaultLabels") or {}
+        default_labels = ctx.providers.get(args.provider or "", {}).get("defaultLabels") or {}
         if not isinstance(default_labels, dict):
             default_labels = {}
         merged = {**default_labels, **inputs["labels"]}
@@ -93,7 +91,7 @@ def resource(
     if kms is not None:
         return kms
     if typ == QUOTA_PREFERENCE:
-        return quota_preference(cloud, args, inputs, out)
+        return quota_preference(ctx, args, inputs, out)
     check_principals(typ, inputs)
     identity = identity_resource(typ, project, name, inputs, out)
     if identity is not None:
@@ -101,7 +99,7 @@ def resource(
     registry = registry_resource(typ, project, region, inputs, out)
     if registry is not None:
         return registry
-    network = network_resource(cloud, typ, project, region, name, inputs, out)
+    network = network_resource(ctx, typ, project, region, name, inputs, out)
     if network is not None:
         return network
     container = container_resource(typ, project, region, name, inputs, out)
