@@ -48,7 +48,8 @@ class ComponentSpec:
     cls: str
     #: Its pydantic Args class's name, as `args_module` exports it.
     args: str
-    #: Its page, as a path under docs/ (`components/dataset-bucket.md`).
+    #: Its page, as a path under docs/, in its platform's folder
+    #: (`components/aws/dataset-bucket.md`).
     docs_page: str
     #: The module the Args are taken from; left out, `module` (filled in at creation).
     #: Given for `k8s.InferenceServiceArgs`, taken from the module that defines it, which
@@ -64,6 +65,9 @@ class ComponentSpec:
         for module in (self.module, self.args_module or self.module):
             if not module.startswith(f"aistack.{self.platform}."):
                 raise ValueError(f"{self.token}: {module} is not in aistack.{self.platform}")
+        folder = f"components/{self.platform}/"
+        if not self.docs_page.startswith(folder):
+            raise ValueError(f"{self.token}: page {self.docs_page} is not in {folder}")
         if not self.args_module:
             object.__setattr__(self, "args_module", self.module)
 
@@ -82,7 +86,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.dataset_bucket",
         cls="DatasetBucket",
         args="DatasetBucketArgs",
-        docs_page="components/dataset-bucket.md",
+        docs_page="components/aws/dataset-bucket.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsWorkloadIdentity",
@@ -90,7 +94,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.workload_identity",
         cls="WorkloadIdentity",
         args="WorkloadIdentityArgs",
-        docs_page="components/workload-identity.md",
+        docs_page="components/aws/workload-identity.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsBudgetGuard",
@@ -98,7 +102,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.budget_guard",
         cls="BudgetGuard",
         args="BudgetGuardArgs",
-        docs_page="components/budget-guard.md",
+        docs_page="components/aws/budget-guard.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsGpuQuota",
@@ -106,7 +110,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.gpu_quota",
         cls="GpuQuota",
         args="GpuQuotaArgs",
-        docs_page="components/gpu-quota.md",
+        docs_page="components/aws/gpu-quota.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsContainerRegistry",
@@ -114,7 +118,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.container_registry",
         cls="ContainerRegistry",
         args="ContainerRegistryArgs",
-        docs_page="components/container-registry.md",
+        docs_page="components/aws/container-registry.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsAuditTrail",
@@ -122,7 +126,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.audit_trail",
         cls="AuditTrail",
         args="AuditTrailArgs",
-        docs_page="components/audit-trail.md",
+        docs_page="components/aws/audit-trail.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsNetwork",
@@ -130,7 +134,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.network",
         cls="Network",
         args="NetworkArgs",
-        docs_page="components/network.md",
+        docs_page="components/aws/network.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsTrainingPool",
@@ -138,7 +142,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.training_pool",
         cls="TrainingPool",
         args="TrainingPoolArgs",
-        docs_page="components/training-pool.md",
+        docs_page="components/aws/training-pool.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsNotebook",
@@ -146,7 +150,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.notebook",
         cls="Notebook",
         args="NotebookArgs",
-        docs_page="components/notebook.md",
+        docs_page="components/aws/notebook.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsInferenceTier",
@@ -154,7 +158,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.inference_tier",
         cls="InferenceTier",
         args="InferenceTierArgs",
-        docs_page="components/inference-tier.md",
+        docs_page="components/aws/inference-tier.md",
     ),
     ComponentSpec(
         token="aistack:index:AwsKarpenterGpuPool",
@@ -162,7 +166,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.aws.karpenter_gpu_pool",
         cls="KarpenterGpuPool",
         args="KarpenterGpuPoolArgs",
-        docs_page="components/karpenter-gpu-pool.md",
+        docs_page="components/aws/karpenter-gpu-pool.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpProjectServices",
@@ -170,7 +174,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.project_services",
         cls="ProjectServices",
         args="ProjectServicesArgs",
-        docs_page="components/gcp-project-services.md",
+        docs_page="components/gcp/project-services.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpDatasetBucket",
@@ -178,7 +182,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.dataset_bucket",
         cls="DatasetBucket",
         args="DatasetBucketArgs",
-        docs_page="components/gcp-dataset-bucket.md",
+        docs_page="components/gcp/dataset-bucket.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpWorkloadIdentity",
@@ -186,7 +190,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.workload_identity",
         cls="WorkloadIdentity",
         args="WorkloadIdentityArgs",
-        docs_page="components/gcp-workload-identity.md",
+        docs_page="components/gcp/workload-identity.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpContainerRegistry",
@@ -194,7 +198,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.container_registry",
         cls="ContainerRegistry",
         args="ContainerRegistryArgs",
-        docs_page="components/gcp-container-registry.md",
+        docs_page="components/gcp/container-registry.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpBudgetGuard",
@@ -202,7 +206,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.budget_guard",
         cls="BudgetGuard",
         args="BudgetGuardArgs",
-        docs_page="components/gcp-budget-guard.md",
+        docs_page="components/gcp/budget-guard.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpGpuQuota",
@@ -210,7 +214,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.gpu_quota",
         cls="GpuQuota",
         args="GpuQuotaArgs",
-        docs_page="components/gcp-gpu-quota.md",
+        docs_page="components/gcp/gpu-quota.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpNetwork",
@@ -218,7 +222,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.network",
         cls="Network",
         args="NetworkArgs",
-        docs_page="components/gcp-network.md",
+        docs_page="components/gcp/network.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpGkeCluster",
@@ -226,7 +230,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.gke_cluster",
         cls="GkeCluster",
         args="GkeClusterArgs",
-        docs_page="components/gcp-gke-cluster.md",
+        docs_page="components/gcp/gke-cluster.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpGpuNodePool",
@@ -234,7 +238,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.gpu_node_pool",
         cls="GpuNodePool",
         args="GpuNodePoolArgs",
-        docs_page="components/gcp-gpu-node-pool.md",
+        docs_page="components/gcp/gpu-node-pool.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpNotebook",
@@ -242,7 +246,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.notebook",
         cls="Notebook",
         args="NotebookArgs",
-        docs_page="components/gcp-notebook.md",
+        docs_page="components/gcp/notebook.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpTrainingPool",
@@ -250,7 +254,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.training_pool",
         cls="TrainingPool",
         args="TrainingPoolArgs",
-        docs_page="components/gcp-training-pool.md",
+        docs_page="components/gcp/training-pool.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpInferenceTier",
@@ -258,7 +262,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.inference_tier",
         cls="InferenceTier",
         args="InferenceTierArgs",
-        docs_page="components/gcp-inference-tier.md",
+        docs_page="components/gcp/inference-tier.md",
     ),
     ComponentSpec(
         token="aistack:index:GcpAuditLogs",
@@ -266,7 +270,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.gcp.audit_logs",
         cls="AuditLogs",
         args="AuditLogsArgs",
-        docs_page="components/gcp-audit-logs.md",
+        docs_page="components/gcp/audit-logs.md",
     ),
     ComponentSpec(
         token="aistack:index:K8sTeamNamespace",
@@ -274,7 +278,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.k8s.team_namespace",
         cls="TeamNamespace",
         args="TeamNamespaceArgs",
-        docs_page="components/k8s-team-namespace.md",
+        docs_page="components/k8s/team-namespace.md",
     ),
     ComponentSpec(
         token="aistack:index:K8sGpuMonitoring",
@@ -282,7 +286,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.k8s.gpu_monitoring",
         cls="GpuMonitoring",
         args="GpuMonitoringArgs",
-        docs_page="components/k8s-gpu-monitoring.md",
+        docs_page="components/k8s/gpu-monitoring.md",
     ),
     ComponentSpec(
         token="aistack:index:K8sTrainingJobTemplate",
@@ -290,7 +294,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.k8s.training_job_template",
         cls="TrainingJobTemplate",
         args="TrainingJobTemplateArgs",
-        docs_page="components/k8s-training-job-template.md",
+        docs_page="components/k8s/training-job-template.md",
     ),
     ComponentSpec(
         token="aistack:index:K8sTrainingQueue",
@@ -298,7 +302,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.k8s.training_queue",
         cls="TrainingQueue",
         args="TrainingQueueArgs",
-        docs_page="components/k8s-training-queue.md",
+        docs_page="components/k8s/training-queue.md",
     ),
     ComponentSpec(
         token="aistack:index:K8sInferenceService",
@@ -306,7 +310,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.k8s.inference_service",
         cls="InferenceService",
         args="InferenceServiceArgs",
-        docs_page="components/k8s-inference-service.md",
+        docs_page="components/k8s/inference-service.md",
         args_module="aistack.k8s._inference_args",
     ),
     ComponentSpec(
@@ -315,7 +319,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
         module="aistack.k8s.image_policy",
         cls="ImagePolicy",
         args="ImagePolicyArgs",
-        docs_page="components/k8s-image-policy.md",
+        docs_page="components/k8s/image-policy.md",
     ),
 )
 

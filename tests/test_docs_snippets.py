@@ -13,7 +13,8 @@ from aistack import engine
 from aistack.testing import StackRunner
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "components").glob("*.md"))]
+#: The README and every page under docs/components/, each platform's folder included.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "components").rglob("*.md"))]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 

@@ -186,8 +186,47 @@ def test_each_component_has_its_page(spec):
 
 
 def test_every_component_page_belongs_to_a_registered_component():
-    pages = {f"components/{p.name}" for p in (DOCS / "components").glob("*.md")}
-    assert pages - {spec.docs_page for spec in COMPONENTS} == set()
+    # A page lives in its platform's folder (components/<platform>/<name>.md); beside the
+    # folders there is only the index.
+    pages = {p.relative_to(DOCS).as_posix() for p in (DOCS / "components").rglob("*.md")}
+    assert pages - {INDEX_PAGE} - {spec.docs_page for spec in COMPONENTS} == set()
+    folders = {p.name for p in (DOCS / "components").iterdir() if p.is_dir()}
+    assert folders == set(_registry.PLATFORMS)
+
+
+#: The list of the pages, per platform (docs/components/index.md), rendered from the
+#: registry and each page's title; `python -m tests.test_registry` rewrites it.
+INDEX_PAGE = "components/index.md"
+PLATFORM_TITLES = {
+    "aws": "AWS (`aistack.aws`)",
+    "gcp": "Google Cloud (`aistack.gcp`)",
+    "k8s": "Kubernetes (`aistack.k8s`, any conformant cluster)",
+}
+
+
+def render_index() -> str:
+    lines = [
+        "# Components",
+        "",
+        "One page per component, in its platform's folder. This list is rendered from",
+        "`aistack/_registry.py` and each page's title; `tests/test_registry.py` fails when it",
+        "is stale, and `python -m tests.test_registry` rewrites it.",
+    ]
+    for platform in _registry.PLATFORMS:
+        lines += ["", f"## {PLATFORM_TITLES[platform]}", ""]
+        for spec in _registry.by_platform(platform):
+            title = (DOCS / spec.docs_page).read_text().splitlines()[0].removeprefix("# ")
+            _, _, about = title.partition(" — ")
+            link = Path(spec.docs_page).relative_to(Path(INDEX_PAGE).parent).as_posix()
+            name = f"{spec.platform}.{spec.cls}"
+            lines.append(f"- [`{name}`]({link})" + (f": {about}" if about else ""))
+    return "\n".join(lines) + "\n"
+
+
+def test_the_component_index_lists_every_page_by_platform():
+    assert (DOCS / INDEX_PAGE).read_text() == render_index(), (
+        "docs/components/index.md is stale: run `python -m tests.test_registry`"
+    )
 
 
 def test_by_platform_and_exports_cover_the_registry():
@@ -208,5 +247,21 @@ def test_a_spec_outside_its_platform_is_refused():
             module="aistack.aws.network",
             cls="Network",
             args="NetworkArgs",
-            docs_page="components/gcp-network.md",
+            docs_page="components/gcp/network.md",
         )
+
+
+def test_a_page_outside_its_platform_folder_is_refused():
+    with pytest.raises(ValueError, match="is not in components/gcp/"):
+        ComponentSpec(
+            token="aistack:index:GcpNetwork",
+            platform="gcp",
+            module="aistack.gcp.network",
+            cls="Network",
+            args="NetworkArgs",
+            docs_page="components/aws/network.md",
+        )
+
+
+if __name__ == "__main__":
+    (DOCS / INDEX_PAGE).write_text(render_index())

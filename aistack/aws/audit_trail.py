@@ -14,7 +14,7 @@ infrastructure. This optional component creates a CloudTrail trail that:
 
 Accounts with an organisation trail already record management events; the data events on
 the stack's personal-data buckets are still its own concern. See
-docs/components/audit-trail.md.
+docs/components/aws/audit-trail.md.
 """
 
 from __future__ import annotations

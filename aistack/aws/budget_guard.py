@@ -16,7 +16,7 @@ up, for one stack:
 AWS Budgets, cost allocation tags and Cost Anomaly Detection are global: AWS serves them
 from us-east-1 whatever the provider's region, and their resources take no region. The
 topics, their key and the kill switch are regional and live in `region`.
-See docs/components/budget-guard.md.
+See docs/components/aws/budget-guard.md.
 """
 
 from __future__ import annotations

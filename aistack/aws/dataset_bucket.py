@@ -29,7 +29,7 @@ Kind = Literal["dataset", "checkpoints", "models", "logs", "audit"]
 
 #: Per kind: (noncurrent days, newest noncurrent versions kept, transition noncurrent
 #: versions after N days to storage class or None, current objects expire after N days).
-#: Why these numbers: docs/components/dataset-bucket.md.
+#: Why these numbers: docs/components/aws/dataset-bucket.md.
 LIFECYCLE_DEFAULTS: dict[str, tuple[int, int, tuple[int, str] | None, int | None]] = {
     # A dataset version overwritten by a new one stays restorable for a quarter; after
     # 30 days it is rarely read, so Standard-IA (30-day minimum) halves its storage price.

@@ -14,7 +14,7 @@ rebalances) plus each pool's surge (an inference tier's instance refresh runs up
 its nodes), then an optional percentage (rounded up to whole instances) and an optional
 floor; one `aws.servicequotas.ServiceQuota` per quota code then asks AWS for that value.
 What AWS does with the request, and why the value can only ever go up:
-docs/components/gpu-quota.md.
+docs/components/aws/gpu-quota.md.
 
 Pools come from configuration (`needs`) or from components that implement `HasQuotaNeeds`
 (TrainingPool, InferenceTier), passed as `pools=`.

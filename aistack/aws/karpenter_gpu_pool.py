@@ -27,7 +27,7 @@ on-demand fallback, and the AWS half that makes Spot survivable:
 
 `kueue_flavors()` hands `k8s.TrainingQueue` one flavor per capacity type, with the node
 labels, toleration and GPU maximum that match these NodePools. Why each choice:
-docs/components/karpenter-gpu-pool.md.
+docs/components/aws/karpenter-gpu-pool.md.
 """
 
 from __future__ import annotations

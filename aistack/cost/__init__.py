@@ -3,8 +3,10 @@
 Estimators are registered per resource type token. Each returns a `LineItem` with the
 monthly USD under aistack's settings (Spot, scale-to-zero, lifecycle rules) and the naive
 baseline's monthly USD for the same work (On-Demand, always on, no lifecycle rules), plus
-the basis of the number in words. Prices come from the GPU catalog and the list prices in
-`aistack.cost.prices`, each with its source. See docs/cost.md.
+the basis of the number in words. Prices come from the GPU catalog and each cloud's list
+prices in `aistack.cost.prices.<cloud>`, each with its source. The estimators live in one
+package per platform, `aistack.cost.estimators.<platform>`; what the platforms share is
+`aistack.cost.baseline`. See docs/cost.md.
 """
 
 from __future__ import annotations
@@ -162,8 +164,9 @@ def profile_from_config(graph: StackGraph) -> WorkloadProfile:
 def estimate(graph: StackGraph, profile: WorkloadProfile | None = None) -> CostReport:
     from aistack.cost import estimators
 
-    for module in pkgutil.iter_modules(estimators.__path__):
-        importlib.import_module(f"{estimators.__name__}.{module.name}")
+    # Every module of every platform's package registers its estimators on import.
+    for module in pkgutil.walk_packages(estimators.__path__, f"{estimators.__name__}."):
+        importlib.import_module(module.name)
     source = "given"
     if profile is None:
         profile, source = workload_from_config(graph)

@@ -16,7 +16,7 @@ The Google Cloud counterpart of `aws.BudgetGuard` (checklist C3), with its promi
 
 The function runs as its own service account whose custom roles hold exactly the
 permissions its code calls (read from the code). Why each setting:
-docs/components/gcp-budget-guard.md.
+docs/components/gcp/budget-guard.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from it by digest through `image_ref()`.
 One Artifact Registry repository holds many images (`<region>-docker.pkg.dev/<project>/
 <repository>/<image>`), where ECR has a repository per image: so one repository per
 component, and grants on the whole repository. Why each setting:
-docs/components/gcp-container-registry.md.
+docs/components/gcp/container-registry.md.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The Google Cloud counterpart of `aws.DatasetBucket`, with the same four kinds (d
 checkpoints, models, logs) and the same promises: old versions recoverable then retired
 (D1), a single region inside the allowed regions (C4, D2), lineage and licence recorded
 (D4-D6), never public, kept on `pulumi destroy`. Why each setting: the docs page
-docs/components/gcp-dataset-bucket.md.
+docs/components/gcp/dataset-bucket.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`gcp.GkeCluster`: a private, regional GKE Standard cluster for training, secure by default.
 
 The cluster half of the `gke` scheduler (issue 12; the Kubernetes half is `aistack.k8s`).
-What it sets and why (docs/components/gcp-gke-cluster.md has the long form):
+What it sets and why (docs/components/gcp/gke-cluster.md has the long form):
 
 - private nodes (no external IPs) and a control plane reachable only on its private
   endpoint, from the given authorized networks; `allow_public_endpoint` opens the public

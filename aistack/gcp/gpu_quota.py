@@ -16,7 +16,7 @@ per quota then asks for max(current value, needed): the current value is read fi
 `getSQuotaInfo`, so a grant above what the pools need is never lowered, and
 `ignore_safety_checks` is never set. Quota ids come from the catalog
 (`catalog.gpu_quota_ids`), so pools and this component agree on them. How approval works
-and how to follow it: docs/components/gcp-gpu-quota.md.
+and how to follow it: docs/components/gcp/gpu-quota.md.
 
 Pools come from configuration (`needs`) or from components implementing `HasGpuNeeds`
 (`quota_needs()` returning `GpuNeed`s), passed as `pools=`.

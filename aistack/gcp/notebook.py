@@ -16,7 +16,7 @@ The Google Cloud counterpart of `aws.Notebook`, with its three promises:
 Same region as the data (D2): the zone is one of the network's notebook zones, in the
 dataset bucket's region, offering the machine type (catalog, C2). The boot and data disks
 hold the users' work: CMEK-encrypted (a new key, or a shared one), and kept on `pulumi
-destroy` unless `allowDestroyWithData`. Why each setting: docs/components/gcp-notebook.md.
+destroy` unless `allowDestroyWithData`. Why each setting: docs/components/gcp/notebook.md.
 """
 
 from __future__ import annotations

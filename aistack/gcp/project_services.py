@@ -34,7 +34,7 @@ BASE_SERVICES = (
     "iam.googleapis.com",
 )
 
-#: The APIs each aistack GCP component calls (docs/components/gcp-project-services.md).
+#: The APIs each aistack GCP component calls (docs/components/gcp/project-services.md).
 COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
     "DatasetBucket": ("storage.googleapis.com", "cloudkms.googleapis.com"),
     "GpuQuota": ("cloudquotas.googleapis.com", "compute.googleapis.com"),

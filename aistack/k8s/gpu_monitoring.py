@@ -1,7 +1,7 @@
 """`k8s.GpuMonitoring`: the DCGM exporter's GPU metrics scraped into the cluster's
 monitoring stack, and alert rules on idle GPUs (C5), GPU starvation (T3) and queue wait.
 
-Two monitoring stacks, chosen by `platform` (docs/components/k8s-gpu-monitoring.md):
+Two monitoring stacks, chosen by `platform` (docs/components/k8s/gpu-monitoring.md):
 
 - `prometheus-operator`: a `monitoring.coreos.com/v1` ServiceMonitor (or PodMonitor) for the
   exporter in its namespace, and a PrometheusRule. Alerts go to the cluster's Alertmanager;
@@ -506,7 +506,7 @@ class GpuMonitoring(pulumi.ComponentResource):
 
 def _exporter(args: GpuMonitoringArgs) -> Exporter | None:
     if args.exporter == "gke-managed-dcgm":
-        return None  # GKE deploys and scrapes it (docs/components/k8s-gpu-monitoring.md).
+        return None  # GKE deploys and scrapes it (docs/components/k8s/gpu-monitoring.md).
     known = EXPORTERS[args.exporter]
     return Exporter(
         namespace=args.exporter_namespace or known.namespace,

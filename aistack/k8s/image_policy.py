@@ -1,7 +1,7 @@
 """`k8s.ImagePolicy`: admission policies that refuse, in the namespaces aistack manages,
 images without a digest (E1) and serving pods without an explicit model version (S7).
 
-What it creates, and why (docs/components/k8s-image-policy.md says more): per shape of pod
+What it creates, and why (docs/components/k8s/image-policy.md says more): per shape of pod
 spec a `ValidatingAdmissionPolicy` (admissionregistration.k8s.io/v1, GA in Kubernetes 1.30,
 aistack's oldest) and a `ValidatingAdmissionPolicyBinding` that puts it in force:
 

@@ -21,7 +21,7 @@ to `ingressFrom` and the metrics port to the scrapers only (the serve TeamNamesp
 everything else, S1), the scrape (PodMonitor or GKE PodMonitoring) and alert rules on
 p50/p90/p99 latency, the 5xx ratio, cost per 1k requests (S5) and model quality (G4).
 Governance, the request-logging choice (G2) and each version's approver (G3) are recorded in
-annotations. docs/components/k8s-inference-service.md has the rest.
+annotations. docs/components/k8s/inference-service.md has the rest.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`k8s.TeamNamespace`: a team's namespace with a hard cost cap, Pod Security `restricted`,
 default-deny networking and one ServiceAccount per workload linked to its cloud identity.
 
-What it creates, and why (docs/components/k8s-team-namespace.md says more):
+What it creates, and why (docs/components/k8s/team-namespace.md says more):
 
 - a Namespace enforcing Pod Security `restricted` at a pinned version (warn and audit too):
   no privileged pods, host paths or host networking, which would step around everything

@@ -7,7 +7,7 @@ so `pulumi up` would hang and then fail; a run is also not infrastructure: each 
 object (`metadata.generateName`), the stack holds the template (research gcp-k8s.md §0.7,
 §D2.2; AWS Batch has the same split between job definition and job).
 
-What every run carries, and why (docs/components/k8s-training-job-template.md says more):
+What every run carries, and why (docs/components/k8s/training-job-template.md says more):
 
 - the Kueue LocalQueue label, `suspend: true` (nothing runs unqueued), a hard deadline
   per admission (`activeDeadlineSeconds`) and Kueue's maximum execution time across

@@ -1,6 +1,6 @@
 """`k8s.TrainingQueue`: a Kueue queue in front of the GPU node pools, with a hard GPU quota.
 
-What it creates, and why (docs/components/k8s-training-queue.md says more):
+What it creates, and why (docs/components/k8s/training-queue.md says more):
 
 - a ResourceFlavor per capacity type the pools offer (Spot, on-demand), with the node
   labels and tolerations Kueue puts on a job's pods when it admits them to that flavor;

@@ -67,7 +67,7 @@ google_apis = {"cidr": "199.36.153.8/30", "purpose": "Google APIs: datasets, che
 
 def planned_flavors(pool: gcp.GpuNodePoolArgs | None) -> list[dict[str, Any]]:
     """The flavor the pool will give (`pool.kueue_flavors()`, the queue/pool contract of
-    docs/components/gcp-gpu-node-pool.md: its labels, the GPU taint, GKE's Spot label and
+    docs/components/gcp/gpu-node-pool.md: its labels, the GPU taint, GKE's Spot label and
     taint), from its parsed args, so the queue is validated before anything registers. When
     the pool's own block is wrong (its problems are reported already), a one-GPU Spot
     stand-in, so the queue's other problems still are."""

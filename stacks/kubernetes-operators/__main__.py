@@ -65,7 +65,7 @@ from aistack.k8s._base import annotations_for, labels_for
 #:   nvidia-device-plugin/Chart.yaml version = appVersion 0.20.0 (image tag "": the
 #:   appVersion). Without it no node advertises `nvidia.com/gpu` and no GPU pod schedules:
 #:   the EKS AL2023 NVIDIA AMI ships the driver, not the plugin (docs/components/
-#:   karpenter-gpu-pool.md). GKE installs its own with the managed driver.
+#:   aws/karpenter-gpu-pool.md). GKE installs its own with the managed driver.
 #: - Gateway API: not a chart; the release's standard-channel manifest (kubernetes-sigs/
 #:   gateway-api release v1.6.1, standard-install.yaml).
 #: - Karpenter: oci://public.ecr.aws/karpenter/karpenter at the release's version

@@ -37,7 +37,7 @@ train_namespace, serve_namespace = f"{team}-train", f"{team}-serve"
 
 # The GKE Spot GPU node pool the cloud stack made (gcp.GpuNodePool): its kueue_flavors()
 # when both live in one program; here, from another stack, the same labels and taints by
-# hand (docs/components/gcp-gpu-node-pool.md).
+# hand (docs/components/gcp/gpu-node-pool.md).
 pool = config.require("gpuNodePool")
 spot_flavor = {
     "name": f"{pool}-spot",
