@@ -7,6 +7,7 @@ import pytest
 
 from aistack import engine
 from tests import collector, previews, session_jobs, xdist_groups
+from tests.policy import verdict_coverage
 
 
 def _rewrite_the_asserts_of_test_code_only() -> None:
@@ -50,6 +51,8 @@ def example_previews(monkeypatch):
 # with -k/-m, once the tests are known.
 def pytest_configure(config):
     session_jobs.configure(config)
+    # Every rule has a compliant and a non-compliant case: checked across xdist workers.
+    config.pluginmanager.register(verdict_coverage.RuleCaseCoverage(config), "rule-cases")
 
 
 def pytest_sessionstart(session):

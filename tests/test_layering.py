@@ -51,21 +51,6 @@ DEPRECATED_ALIASES = frozenset({"images", "model_versions"})
 
 RULES = "aistack.policy.rules"
 
-#: Crossings still being moved out of the way (issue 29); the tests fail on any other
-#: crossing and on an entry here that is gone, so this only shrinks.
-PENDING_RULE_IMPORTS = frozenset(
-    {
-        "aistack.policy.rules.aws.c2_gpu_zones",
-        "aistack.policy.rules.aws.c4_residency",
-        "aistack.policy.rules.aws.c6_no_wildcard_policies",
-        "aistack.policy.rules.aws.s2_serving_runtime",
-        "aistack.policy.rules.aws.s5_serving_alarms",
-        "aistack.policy.rules.gcp.c4_gcp_residency",
-        "aistack.policy.rules.gcp.t6_gcp_log_bucket_retention",
-        "aistack.policy.rules.k8s._job_templates",
-    }
-)
-
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
@@ -166,21 +151,14 @@ def test_no_import_circles():
 
 
 def test_no_rule_imports_another_rule():
-    crossing = {
-        (f"{name}:{line}", target)
+    crossing = sorted(
+        f"{name}:{line} imports {target}"
         for name, targets in graph().items()
         if name.startswith(RULES + ".")
         for target, line in targets.items()
         if target.startswith(RULES + ".")
-    }
-    new = sorted(
-        f"{where} imports {target}"
-        for where, target in crossing
-        if target not in PENDING_RULE_IMPORTS
     )
-    assert new == [], "shared helpers of rules belong in aistack.queries"
-    gone = PENDING_RULE_IMPORTS - {target for _, target in crossing}
-    assert gone == set(), "a pending rule import is gone: drop it from the list"
+    assert crossing == [], "shared helpers of rules belong in aistack.queries"
 
 
 def test_private_modules_are_imported_only_from_their_own_package():

@@ -5,8 +5,9 @@ one-line `info`, the `why`, the `fix`, and a check that yields findings: complia
 non-compliant or (when nothing in the stack is concerned) not applicable. The same rules
 run in `aistack check`, in the test suite and in the CrossGuard policy pack.
 
-Rules live one per module in `aistack/policy/rules/<platform>/` and register themselves
-with `@rule`.
+Rules live one per module in `aistack/policy/rules/<platform>/`, each module named by its
+rule's id (`c6_01_no_stored_keys.py` holds AIS-C6-01), and register themselves with
+`@rule`. What several rules read is a query, in `aistack.queries`: no rule imports another.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "ItemStatus",
     "Report",
     "Rule",
+    "Verdict",
     "all_rules",
     "evaluate",
     "fail",
@@ -56,23 +58,26 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class _Verdict:
+class Verdict:
+    """What a rule's check yields for one resource (or for the stack, `resource` None);
+    made with `ok` or `fail`, and turned into a `Finding` by `Rule.evaluate`."""
+
     compliant: bool
     resource: Resource | None
     message: str
 
 
-def ok(resource: Resource | None, message: str) -> _Verdict:
+def ok(resource: Resource | None, message: str) -> Verdict:
     """The resource satisfies the rule; `message` says how."""
-    return _Verdict(True, resource, message)
+    return Verdict(True, resource, message)
 
 
-def fail(resource: Resource | None, message: str) -> _Verdict:
+def fail(resource: Resource | None, message: str) -> Verdict:
     """The resource violates the rule; `message` says what is wrong."""
-    return _Verdict(False, resource, message)
+    return Verdict(False, resource, message)
 
 
-Check = Callable[[StackGraph], Iterable[_Verdict]]
+Check = Callable[[StackGraph], Iterable[Verdict]]
 
 
 @dataclass(frozen=True)

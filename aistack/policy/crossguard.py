@@ -11,10 +11,13 @@ Needs the optional extra: `pip install 'aistack[policy]'` (pulumi-policy).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Rule, all_rules
+
+if TYPE_CHECKING:
+    from pulumi_policy import StackValidationArgs
 
 __all__ = ["graph_from_policy_resources", "policies", "validator"]
 
@@ -53,7 +56,7 @@ def graph_from_policy_resources(resources: Iterable[Any]) -> StackGraph:
     )
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any) -> Any:  # noqa: ANN401 - a property bag holds any JSON value
     if isinstance(value, dict) or hasattr(value, "items"):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -64,7 +67,7 @@ def _plain(value: Any) -> Any:
 def validator(rule: Rule) -> Callable[[Any, Callable[..., None]], None]:
     """The CrossGuard validation function for `rule`."""
 
-    def validate(args: Any, report_violation: Callable[..., None]) -> None:
+    def validate(args: StackValidationArgs, report_violation: Callable[..., None]) -> None:
         graph = graph_from_policy_resources(args.resources)
         for finding in rule.evaluate(graph):
             if finding.failed:

@@ -142,8 +142,11 @@ def namespace_of(resource: Resource) -> str | None:
     return metadata.get("namespace")
 
 
-def objects_in(graph: StackGraph, namespace: str, token: str | None = None) -> list[Resource]:
-    """The objects of `token` (every kind when None) inside `namespace`."""
+def objects_in(
+    graph: StackGraph, namespace: str | None, token: str | None = None
+) -> list[Resource]:
+    """The objects of `token` (every kind when None) inside `namespace` (None: those
+    placed in none)."""
     return [
         r
         for r in graph.resources

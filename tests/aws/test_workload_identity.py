@@ -12,8 +12,8 @@ from aistack.aws.workload_identity import (
     irsa_trust,
 )
 from aistack.errors import ConfigError
-from aistack.policy.rules.aws.c6_no_broad_managed_policies import broad_managed_policy
-from aistack.policy.rules.aws.c6_no_stored_keys import LONG_LIVED
+from aistack.policy.rules.aws.c6_01_no_stored_keys import LONG_LIVED
+from aistack.policy.rules.aws.c6_03_no_broad_managed_policies import broad_managed_policy
 from aistack.testing import assert_compliant
 
 ROLE = "aws:iam/role:Role"

@@ -3,7 +3,8 @@
 import pulumi_aws as aws
 
 from aistack import aws as aistack_aws
-from aistack import engine, policy
+from aistack import engine
+from tests.policy.rules.shared_verdicts import findings_of
 
 RULE = "AIS-C1-01"
 GOVERNANCE = {
@@ -38,8 +39,7 @@ def _quota(code, value, name=None, region=None):
 
 def _findings(program):
     graph = engine.run(program, config={"aws:region": "us-east-1"})
-    rule = next(r for r in policy.all_rules() if r.id == RULE)
-    return {f.resource_name: f for f in rule.evaluate(graph)}
+    return {f.resource_name: f for f in findings_of(RULE, graph)}
 
 
 def test_c1_batch_spot_environment_with_a_big_enough_quota_complies(verdicts):

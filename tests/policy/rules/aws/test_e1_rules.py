@@ -7,7 +7,8 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import engine, policy
+from aistack import engine
+from tests.policy.rules.shared_verdicts import findings_of
 
 GOVERNANCE = {
     "owner": "ml-platform",
@@ -21,8 +22,7 @@ TAGGED = "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:2.3.1"
 
 def _messages(rule_id, program):
     graph = engine.run(program, config={"aws:region": "us-east-1"})
-    rule = next(r for r in policy.all_rules() if r.id == rule_id)
-    return {f.resource_name: f.message for f in rule.evaluate(graph)}
+    return {f.resource_name: f.message for f in findings_of(rule_id, graph)}
 
 
 # ---- AIS-E1-01: repositories ---------------------------------------------------------------

@@ -5,7 +5,8 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack import engine, policy
+from aistack import engine
+from tests.policy.rules.shared_verdicts import findings_of
 
 GOVERNANCE = {
     "owner": "ml-platform",
@@ -18,8 +19,7 @@ INFERENCE = {"aistack:workload": "inference"}
 
 def _findings(rule_id, program):
     graph = engine.run(program, config={"aws:region": "us-east-1"})
-    rule = next(r for r in policy.all_rules() if r.id == rule_id)
-    return {f.resource_name: f for f in rule.evaluate(graph)}
+    return {f.resource_name: f for f in findings_of(rule_id, graph)}
 
 
 def _vpc():

@@ -10,7 +10,8 @@ import pulumi
 import pulumi_aws as aws
 
 from aistack import aws as aistack_aws
-from aistack import engine, policy
+from aistack import engine
+from tests.policy.rules.shared_verdicts import findings_of
 
 RULE = "AIS-T6-02"
 GOVERNANCE = {
@@ -22,8 +23,7 @@ GOVERNANCE = {
 
 def _statuses(program):
     graph = engine.run(program, config={"aws:region": "us-east-1"})
-    rule = next(r for r in policy.all_rules() if r.id == RULE)
-    return {f.resource_name: f.status for f in rule.evaluate(graph)}
+    return {f.resource_name: f.status for f in findings_of(RULE, graph)}
 
 
 def test_retained_log_groups_with_a_fixed_name_violate():

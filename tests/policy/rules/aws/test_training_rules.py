@@ -7,8 +7,9 @@ import json
 import pulumi_aws as aws
 import pytest
 
-from aistack import engine, policy
+from aistack import engine
 from tests.aws.training_platform import training_platform as _platform
+from tests.policy.rules.shared_verdicts import findings_of
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("policy-rules-aws-training_rules")
@@ -22,8 +23,7 @@ TRAINING = {"aistack:workload": "training", "aistack:pool": "raw"}
 
 
 def _statuses(graph, rule_id):
-    rule = next(r for r in policy.all_rules() if r.id == rule_id)
-    return {f.resource_name: f.status for f in rule.evaluate(graph)}
+    return {f.resource_name: f.status for f in findings_of(rule_id, graph)}
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import pytest
 
 from aistack import gcp as aistack_gcp
 from aistack.engine.graph import Resource, StackGraph
-from aistack.policy import all_rules
+from tests.policy.rules.shared_verdicts import findings_of
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
 # pulumi-gcp's compute module warns about its own misspelt deprecated names on import.
@@ -159,8 +159,7 @@ def test_c1_a_metric_name_instead_of_a_quota_id_fails():
         outputs={},
         custom=True,
     )
-    rule = next(r for r in all_rules() if r.id == "AIS-C1-03")
-    findings = list(rule.evaluate(StackGraph("dev", "p", [pref], {})))
+    findings = findings_of("AIS-C1-03", StackGraph("dev", "p", [pref], {}))
     assert [(f.resource_name, f.status) for f in findings] == [("raw", "non-compliant")]
     assert "not a Cloud Quotas quota id" in findings[0].message
 

@@ -4,6 +4,7 @@ import pulumi_gcp as gcp
 import pytest
 
 from aistack import gcp as aistack_gcp
+from tests.policy.rules.shared_verdicts import findings_of
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
 CLEANUP = [
@@ -103,6 +104,6 @@ def test_the_crossguard_pack_judges_registries_like_aistack_check():
     rebuilt = graph_from_policy_resources(policy_resources(graph))
     for rule in policy.all_rules():
         if rule.id in ("AIS-E1-03", "AIS-E1-04", "AIS-E1-05"):
-            ours = {(f.resource_name, f.status) for f in rule.evaluate(graph)}
+            ours = {(f.resource_name, f.status) for f in findings_of(rule.id, graph)}
             assert ours == {(f.resource_name, f.status) for f in rule.evaluate(rebuilt)}
             assert ours == {("images-repository", "compliant"), ("raw", "non-compliant")}

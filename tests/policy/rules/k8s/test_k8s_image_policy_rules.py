@@ -9,6 +9,7 @@ import pytest
 from aistack import engine, policy
 from aistack import k8s as aistack_k8s
 from aistack.policy.crossguard import graph_from_policy_resources
+from tests.policy.rules.shared_verdicts import findings_of
 
 from ...crossguard_resources import policy_resources
 
@@ -122,7 +123,7 @@ def test_s7_02_agrees_with_the_admission_policy_on_the_same_labels():
     # The rule's Python and the policy's CEL judge one contract: each label set gets the
     # same verdict from both (the CEL evaluated with cel-python).
     from aistack.k8s.image_policy import SHAPES, policy_spec
-    from aistack.policy.rules.k8s.s7_k8s_serving_model_labels import _problem
+    from aistack.policy.rules.k8s.s7_02_k8s_serving_model_labels import _problem
     from tests.k8s.admission import evaluate
 
     pods = policy_spec(SHAPES[0])
@@ -153,6 +154,6 @@ def test_the_crossguard_pack_judges_both_rules_like_aistack_check():
     graph = engine.run(program)
     rebuilt = graph_from_policy_resources(policy_resources(graph))
     for rule in (r for r in policy.all_rules() if r.id in ("AIS-E1-07", "AIS-S7-02")):
-        ours = {(f.resource_name, f.status) for f in rule.evaluate(graph)}
+        ours = {(f.resource_name, f.status) for f in findings_of(rule.id, graph)}
         assert ours == {(f.resource_name, f.status) for f in rule.evaluate(rebuilt)}, rule.id
         assert {status for _, status in ours} == {"compliant", "non-compliant"}, rule.id

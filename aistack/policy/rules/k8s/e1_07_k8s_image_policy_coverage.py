@@ -1,0 +1,84 @@
+"""AIS-E1-07: where a stack installs an image-digest admission policy (k8s.ImagePolicy),
+it denies, and every namespace the stack manages is selected by one of its bindings.
+
+What can be judged offline is the stack's own graph: a cluster-wide policy installed by
+another stack (a platform stack, say) is not in it, so a stack without any such policy is
+not judged here. Which policy judges digests is read from its `aistack.dev/enforces`
+label (k8s.ImagePolicy sets `E1_S7`); the CEL itself is proven in
+tests/k8s/test_image_policy.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from aistack.contracts.k8s import ENFORCES_LABEL
+from aistack.engine.graph import Resource, StackGraph
+from aistack.policy import Verdict, fail, ok, rule
+from aistack.queries.k8s import NAMESPACE, manifest, metadata_of, selector_matches
+
+POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+MANAGED = "aistack.dev/managed"
+
+
+def enforcing_bindings(
+    graph: StackGraph, checklist_id: str
+) -> list[tuple[Resource, dict[str, Any], bool]]:
+    """(binding, its spec) for each binding of a policy in the graph that enforces
+    `checklist_id`, and whether it denies."""
+    policies = {
+        metadata_of(p).get("name")
+        for p in graph.of_type(POLICY)
+        if checklist_id
+        in str((metadata_of(p).get("labels") or {}).get(ENFORCES_LABEL, "")).split("_")
+    }
+    found = []
+    for binding in graph.of_type(BINDING):
+        spec = manifest(binding).get("spec") or {}
+        if spec.get("policyName") in policies:
+            found.append((binding, spec, "Deny" in (spec.get("validationActions") or [])))
+    return found
+
+
+def selects(spec: dict[str, Any], namespace: Resource) -> bool:
+    """Whether a binding's namespaceSelector selects a namespace of the graph (an absent
+    selector selects every namespace; the API server labels each one with its name)."""
+    meta = manifest(namespace)["metadata"]
+    labels = {**(meta.get("labels") or {}), "kubernetes.io/metadata.name": meta.get("name")}
+    selector = (spec.get("matchResources") or {}).get("namespaceSelector")
+    return True if selector is None else selector_matches(selector, labels)
+
+
+@rule(
+    id="AIS-E1-07",
+    checklist=["E1"],
+    info="The stack's image-digest admission policy denies, in every namespace it manages.",
+    why="A policy that only warns admits the tagged image anyway, and a namespace its "
+    "binding does not select runs whatever a tag points to today: the digests the stack "
+    "pins are then a convention, not a control.",
+    fix="Use k8s.ImagePolicy with mode 'deny' (the default), and keep the stack's "
+    "namespaces labelled aistack.dev/managed=true and out of excludeNamespaces.",
+)
+def check(graph: StackGraph) -> Iterator[Verdict]:
+    bindings = enforcing_bindings(graph, "E1")
+    if not bindings:
+        return
+    for binding, spec, denies in bindings:
+        if not denies:
+            yield fail(
+                binding,
+                f"binding only {'/'.join(spec.get('validationActions') or [])}s: images "
+                "without a digest are still admitted.",
+            )
+    denying = [spec for _, spec, denies in bindings if denies]
+    for namespace in graph.of_type(NAMESPACE):
+        labels = metadata_of(namespace).get("labels") or {}
+        name = metadata_of(namespace).get("name")
+        if labels.get(MANAGED) != "true":
+            continue
+        if any(selects(spec, namespace) for spec in denying):
+            yield ok(namespace, f"namespace {name!r} refuses images without a digest.")
+        else:
+            yield fail(namespace, f"no denying image-policy binding selects namespace {name!r}.")
