@@ -4,8 +4,8 @@ holds only the permissions its code calls, has no key, and takes no outside traf
 from collections.abc import Iterator
 from typing import Any
 
+from aistack.contracts.gcp import budget_guard_permissions
 from aistack.engine.graph import Resource, StackGraph
-from aistack.gcp.functions import budget_guard_permissions
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.gcp import (
     BILLING_BUDGET,
