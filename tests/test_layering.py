@@ -4,13 +4,15 @@ Read from the source with `ast`, so nothing is imported: every `import` and
 `from ... import` of an aistack module counts, lazy imports inside functions and
 `TYPE_CHECKING` blocks included (a lazy import is still a dependency a reader must follow).
 
-Four rules:
+Five rules:
 1. **Floors.** A module imports only from its own package or from a lower floor; the
    packages on one floor are peers and do not import each other (AWS, GCP and Kubernetes
    build on the contracts, never on one another).
 2. **No circles** between modules.
 3. **No rule imports another rule**: shared graph queries live in `aistack.queries`.
 4. **Privates stay home**: `a.b._c` is imported only from inside `a.b`.
+5. **Readers read graphs**: queries, rules, cost, scan and report import no component
+   package; what they share with the components is in `aistack.contracts`.
 """
 
 from __future__ import annotations
@@ -159,6 +161,25 @@ def test_no_rule_imports_another_rule():
         if target.startswith(RULES + ".")
     )
     assert crossing == [], "shared helpers of rules belong in aistack.queries"
+
+
+#: The layers that read a recorded graph, and the platform packages that build one.
+READERS = ("queries", "policy", "cost", "scan", "report")
+PLATFORMS = ("aws", "gcp", "k8s")
+
+
+def test_what_reads_a_graph_never_imports_a_component():
+    # Rules, queries, estimators and scanners judge resources as recorded, so they judge a
+    # stack built without aistack's components the same way; what they share with the
+    # components is in aistack.contracts.
+    reaching = [
+        f"{name}:{line} imports {target}"
+        for name, targets in graph().items()
+        if top(name) in READERS
+        for target, line in targets.items()
+        if top(target) in PLATFORMS
+    ]
+    assert reaching == []
 
 
 def test_private_modules_are_imported_only_from_their_own_package():
