@@ -52,8 +52,9 @@ class ComponentSpec:
     #: (`components/aws/dataset-bucket.md`).
     docs_page: str
     #: The module the Args are taken from; left out, `module` (filled in at creation).
-    #: Given for `k8s.InferenceServiceArgs`, taken from the module that defines it, which
-    #: does not load pulumi_kubernetes: using the Args alone stays cheap.
+    #: Given where the Args are defined in a module of their own: a component package's
+    #: `args` (`aistack.aws.network.args`), or `aistack.k8s._inference_args`, which does
+    #: not load pulumi_kubernetes, so using `k8s.InferenceServiceArgs` alone stays cheap.
     args_module: str = ""
 
     def __post_init__(self) -> None:
@@ -91,10 +92,11 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
     ComponentSpec(
         token="aistack:index:AwsWorkloadIdentity",
         platform="aws",
-        module="aistack.aws.workload_identity",
+        module="aistack.aws.workload_identity.component",
         cls="WorkloadIdentity",
         args="WorkloadIdentityArgs",
         docs_page="components/aws/workload-identity.md",
+        args_module="aistack.aws.workload_identity.args",
     ),
     ComponentSpec(
         token="aistack:index:AwsBudgetGuard",
@@ -131,10 +133,11 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
     ComponentSpec(
         token="aistack:index:AwsNetwork",
         platform="aws",
-        module="aistack.aws.network",
+        module="aistack.aws.network.component",
         cls="Network",
         args="NetworkArgs",
         docs_page="components/aws/network.md",
+        args_module="aistack.aws.network.args",
     ),
     ComponentSpec(
         token="aistack:index:AwsTrainingPool",
@@ -155,10 +158,11 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
     ComponentSpec(
         token="aistack:index:AwsInferenceTier",
         platform="aws",
-        module="aistack.aws.inference_tier",
+        module="aistack.aws.inference.component",
         cls="InferenceTier",
         args="InferenceTierArgs",
         docs_page="components/aws/inference-tier.md",
+        args_module="aistack.aws.inference.args",
     ),
     ComponentSpec(
         token="aistack:index:AwsKarpenterGpuPool",
@@ -219,10 +223,11 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
     ComponentSpec(
         token="aistack:index:GcpNetwork",
         platform="gcp",
-        module="aistack.gcp.network",
+        module="aistack.gcp.network.component",
         cls="Network",
         args="NetworkArgs",
         docs_page="components/gcp/network.md",
+        args_module="aistack.gcp.network.args",
     ),
     ComponentSpec(
         token="aistack:index:GcpGkeCluster",
@@ -307,7 +312,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
     ComponentSpec(
         token="aistack:index:K8sInferenceService",
         platform="k8s",
-        module="aistack.k8s.inference_service",
+        module="aistack.k8s.inference_service.component",
         cls="InferenceService",
         args="InferenceServiceArgs",
         docs_page="components/k8s/inference-service.md",

@@ -132,7 +132,7 @@ def test_each_module_defines_the_class_its_args_and_its_token(spec):
     component = getattr(module, spec.cls)
     assert isinstance(component, type) and issubclass(component, pulumi.ComponentResource)
     assert component.__module__ == spec.module
-    # The Args may be defined elsewhere (aistack.aws._inference_args) and re-exported.
+    # The Args may be defined elsewhere (aistack.aws.inference.args) and re-exported.
     args = getattr(importlib.import_module(spec.args_module), spec.args)
     assert isinstance(args, type) and issubclass(args, BaseModel)
     assert token_of(component) == spec.token

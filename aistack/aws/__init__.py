@@ -36,18 +36,18 @@ if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetMetadata as DatasetMetadata
     from aistack.aws.gpu_quota import GpuQuota as GpuQuota
     from aistack.aws.gpu_quota import GpuQuotaArgs as GpuQuotaArgs
-    from aistack.aws.inference_tier import InferenceTier as InferenceTier
-    from aistack.aws.inference_tier import InferenceTierArgs as InferenceTierArgs
+    from aistack.aws.inference.args import InferenceTierArgs as InferenceTierArgs
+    from aistack.aws.inference.component import InferenceTier as InferenceTier
     from aistack.aws.karpenter_gpu_pool import KarpenterGpuPool as KarpenterGpuPool
     from aistack.aws.karpenter_gpu_pool import KarpenterGpuPoolArgs as KarpenterGpuPoolArgs
-    from aistack.aws.network import Network as Network
-    from aistack.aws.network import NetworkArgs as NetworkArgs
+    from aistack.aws.network.args import NetworkArgs as NetworkArgs
+    from aistack.aws.network.component import Network as Network
     from aistack.aws.notebook import Notebook as Notebook
     from aistack.aws.notebook import NotebookArgs as NotebookArgs
     from aistack.aws.training_pool import TrainingPool as TrainingPool
     from aistack.aws.training_pool import TrainingPoolArgs as TrainingPoolArgs
-    from aistack.aws.workload_identity import WorkloadIdentity as WorkloadIdentity
-    from aistack.aws.workload_identity import WorkloadIdentityArgs as WorkloadIdentityArgs
+    from aistack.aws.workload_identity.args import WorkloadIdentityArgs as WorkloadIdentityArgs
+    from aistack.aws.workload_identity.component import WorkloadIdentity as WorkloadIdentity
     from aistack.contracts.images import image_by_digest as image_by_digest
 
 

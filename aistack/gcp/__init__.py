@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from aistack.gcp.gpu_quota import HasGpuNeeds as HasGpuNeeds
     from aistack.gcp.inference_tier import InferenceTier as InferenceTier
     from aistack.gcp.inference_tier import InferenceTierArgs as InferenceTierArgs
-    from aistack.gcp.network import Network as Network
-    from aistack.gcp.network import NetworkArgs as NetworkArgs
+    from aistack.gcp.network.args import NetworkArgs as NetworkArgs
+    from aistack.gcp.network.component import Network as Network
     from aistack.gcp.notebook import Notebook as Notebook
     from aistack.gcp.notebook import NotebookArgs as NotebookArgs
     from aistack.gcp.project_services import ProjectServices as ProjectServices

@@ -238,6 +238,7 @@ class TrainingPool(pulumi.ComponentResource):
         def checks(args: TrainingPoolArgs) -> None:
             self._check(name, args, group_name, services, network, dataset, checkpoints)
 
+        # Everything, wiring included, is checked before anything exists.
         args = TrainingPoolArgs.validate_with(
             args,
             checks,
@@ -261,19 +262,37 @@ class TrainingPool(pulumi.ComponentResource):
         self.region = args.region
         self.project = services.project
         self.group_name = group_name
-        machine = args.machine
         self.zones = tuple(network.zones("training"))
         self.dataset_version = args.dataset_version or (
             dataset.args.dataset.version if dataset.args.dataset else "unset"
         )
-        apis = services.enabling(*API_SERVICES)
-        self._api_deps = apis
-        labels = labels_for(args.governance, workload="training", **{"aistack-pool": name})
-        self.labels = labels
+        # Every resource waits for the APIs it is created through.
+        self._api_deps = services.enabling(*API_SERVICES)
+        self.labels = labels_for(args.governance, workload="training", **{"aistack-pool": name})
+        # The VMs run as the network's training account: the firewall admits them by it.
         self.service_account_email = network.service_account("training")
-        member = pulumi.Output.concat("serviceAccount:", self.service_account_email)
+        dataset_prefix = args.dataset_prefix.strip("/")
+        checkpoint_prefix = args.checkpoint_prefix.strip("/")
 
-        # ---- identity: logs and metrics, the data, deleting itself through its group ----
+        self._grant_identity(dataset, checkpoints, dataset_prefix, checkpoint_prefix)
+        self._vm_template(network, dataset, checkpoints, dataset_prefix, checkpoint_prefix)
+        self._instance_group(network)
+        self._observability(notification_channels)
+        self._outputs()
+
+    # ---- the steps, in the order they run -------------------------------------------------
+
+    def _grant_identity(
+        self,
+        dataset: DatasetBucket,
+        checkpoints: DatasetBucket,
+        dataset_prefix: str,
+        checkpoint_prefix: str,
+    ) -> None:
+        """What the training account may do: write logs and metrics, read the dataset,
+        write checkpoints, and delete its own VM through its group (and nothing else's)."""
+        name, apis, group_name = self._name, self._api_deps, self.group_name
+        member = pulumi.Output.concat("serviceAccount:", self.service_account_email)
         self.node_grants = [
             gcp.projects.IAMMember(
                 f"{name}-{role.rsplit('.', 1)[-1].lower()}",
@@ -284,8 +303,6 @@ class TrainingPool(pulumi.ComponentResource):
             )
             for role in NODE_ROLES
         ]
-        dataset_prefix = args.dataset_prefix.strip("/")
-        checkpoint_prefix = args.checkpoint_prefix.strip("/")
         self.dataset_grant = dataset.grant_read(member, prefix=dataset_prefix, name=name)
         self.checkpoint_grant = checkpoints.grant_write(member, prefix=checkpoint_prefix, name=name)
         self.watchdog_role = gcp.projects.IAMCustomRole(
@@ -297,7 +314,7 @@ class TrainingPool(pulumi.ComponentResource):
             permissions=list(WATCHDOG_PERMISSIONS),
             opts=child_opts(self, depends_on=apis),
         )
-        group_path = f"projects/{self.project}/regions/{args.region}/instanceGroupManagers/"
+        group_path = f"projects/{self.project}/regions/{self.region}/instanceGroupManagers/"
         self.watchdog_grant = gcp.projects.IAMMember(
             f"{name}-watchdog-grant",
             project=self.project,
@@ -316,7 +333,19 @@ class TrainingPool(pulumi.ComponentResource):
             opts=child_opts(self, depends_on=apis),
         )
 
-        # ---- the VM template ----------------------------------------------------------
+    def _vm_template(
+        self,
+        network: Network,
+        dataset: DatasetBucket,
+        checkpoints: DatasetBucket,
+        dataset_prefix: str,
+        checkpoint_prefix: str,
+    ) -> None:
+        """The VM every run gets: Spot (or on-demand), deleted rather than stopped, a
+        wall-clock limit, local SSDs, no external IP, and the node bootstrap as its
+        startup script once the buckets' names are known."""
+        args, name, machine = self.args, self._name, self.args.machine
+        apis, labels = self._api_deps, self.labels
         self.dataset_uri = dataset.bucket_name.apply(
             lambda bucket: f"gs://{bucket}/{dataset_prefix}".rstrip("/")
         )
@@ -403,7 +432,10 @@ class TrainingPool(pulumi.ComponentResource):
             ),
         )
 
-        # ---- the group: 0 VMs until a run asks, autohealing --------------------------
+    def _instance_group(self, network: Network) -> None:
+        """The regional group: 0 VMs until a run asks (`pulumi up` never resets the size),
+        autohealing on the port the network lets Google's health checkers reach."""
+        args, name, apis, group_name = self.args, self._name, self._api_deps, self.group_name
         port = network.args.training_health_check_port
         self.health_check = gcp.compute.HealthCheck(
             f"{name}-health",
@@ -460,7 +492,10 @@ class TrainingPool(pulumi.ComponentResource):
         )
         self.group_id = self.group.id
 
-        # ---- observability ---------------------------------------------------------------
+    def _observability(self, notification_channels: pulumi.Input[list[str]] | None) -> None:
+        """Alerts on starved (T3) and idle (C5) GPUs, and the VMs' logs in a regional log
+        bucket with a retention (T6)."""
+        args, name, apis, group_name = self.args, self._name, self._api_deps, self.group_name
         channels = notification_channels or list(args.notification_channels) or None
         self.starvation_alert = self._alert(
             "gpu-starvation",
@@ -499,6 +534,8 @@ class TrainingPool(pulumi.ComponentResource):
             depends_on=apis,
         )
 
+    def _outputs(self) -> None:
+        args, group_name = self.args, self.group_name
         self.register_outputs(
             {
                 "scheduler": args.scheduler,

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from aistack.k8s.gpu_monitoring import GpuMonitoringArgs as GpuMonitoringArgs
     from aistack.k8s.image_policy import ImagePolicy as ImagePolicy
     from aistack.k8s.image_policy import ImagePolicyArgs as ImagePolicyArgs
-    from aistack.k8s.inference_service import InferenceService as InferenceService
+    from aistack.k8s.inference_service.component import InferenceService as InferenceService
     from aistack.k8s.team_namespace import EgressAllow as EgressAllow
     from aistack.k8s.team_namespace import TeamNamespace as TeamNamespace
     from aistack.k8s.team_namespace import TeamNamespaceArgs as TeamNamespaceArgs

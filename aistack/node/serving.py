@@ -10,7 +10,7 @@ D3). Everything is rendered before any node exists, so a bad value fails at `pul
 
 The files travel as a deterministic gzip'd tar (EC2 user data stops at 16 KB), so identical
 settings give an identical boot script. What each cloud adds (its agent's config, its boot
-script's limit, its metadata) lives in `aistack.aws._inference_node` and
+script's limit, its metadata) lives in `aistack.aws.inference.node` and
 `aistack.gcp._inference_node`.
 """
 
@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
-from aistack import node
 from aistack.errors import AistackError, ConfigError
 from aistack.gateway import GatewayConfig, required_directories
 from aistack.gateway.serving import serving_nginx_conf
+from aistack.node.files import _without_gcp, script
 
 __all__ = [
     "CACHE_DIR",
@@ -109,7 +109,7 @@ def serving_script(name: str, cloud: str = "aws") -> str:
     # serve.sh stays in aistack/aws/serving/ for now: every rendered boot script names that
     # path in its header, so moving it changes every serving node's user data.
     text = resources.files("aistack.aws").joinpath("serving", name).read_text(encoding="utf-8")
-    return node._without_gcp(text) if cloud == "aws" else text
+    return _without_gcp(text) if cloud == "aws" else text
 
 
 def model_dir(model_name: str, version: str) -> str:
@@ -223,7 +223,7 @@ def serving_files(
     """The files every serving node unpacks, as `cloud`'s nodes get them (without comments:
     they are for people reading the sources, and user data has 16 KB)."""
     return {
-        **{name: strip_comments(node.script(name, cloud)) for name in NODE_FILES},
+        **{name: strip_comments(script(name, cloud)) for name in NODE_FILES},
         **{name: strip_comments(serving_script(name, cloud=cloud)) for name in SERVING_FILES},
         "nginx.conf": strip_comments(
             serving_nginx_conf(

@@ -228,7 +228,7 @@ class AwsGithubOidc(TypedDict):
 
 class AwsWorkloadIdentityArgs(TypedDict):
     """The inputs of AwsWorkloadIdentity: its configuration, validated into
-    aistack.aws.workload_identity.WorkloadIdentityArgs as a Python caller's is, and its
+    aistack.aws.workload_identity.args.WorkloadIdentityArgs as a Python caller's is, and its
     wiring.
     """
 
@@ -490,7 +490,7 @@ class AwsNetworkEgress(enum.StrEnum):
 
 class AwsNetworkArgs(TypedDict):
     """The inputs of AwsNetwork: its configuration, validated into
-    aistack.aws.network.NetworkArgs as a Python caller's is, and its wiring.
+    aistack.aws.network.args.NetworkArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance
@@ -1055,7 +1055,7 @@ class AwsServingMachineImage(TypedDict):
 
 class AwsInferenceTierArgs(TypedDict):
     """The inputs of AwsInferenceTier: its configuration, validated into
-    aistack.aws._inference_args.InferenceTierArgs as a Python caller's is, and its wiring.
+    aistack.aws.inference.args.InferenceTierArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance
@@ -1736,7 +1736,7 @@ class GcpFlowLogs(TypedDict):
 
 class GcpNetworkArgs(TypedDict):
     """The inputs of GcpNetwork: its configuration, validated into
-    aistack.gcp.network.NetworkArgs as a Python caller's is, and its wiring.
+    aistack.gcp.network.args.NetworkArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance

@@ -13,8 +13,8 @@ import pytest
 
 from aistack import aws as aistack_aws
 from aistack import catalog, cost, engine
-from aistack.aws import _inference_node as serving
-from aistack.aws.inference_tier import TLS_POLICY
+from aistack.aws.inference import node as serving
+from aistack.aws.inference.front import TLS_POLICY
 from aistack.errors import ConfigError
 from aistack.gateway import GatewayConfig
 from aistack.gateway.local import NGINX_MISSING, find_nginx
@@ -900,7 +900,7 @@ def test_cost_counts_each_version_fleet_against_a_naive_always_on_uncached_fleet
 
 # ---- the serving scripts ---------------------------------------------------------------------
 
-SERVING_DIR = Path(serving.__file__).parent / "serving"
+SERVING_DIR = Path(aistack_aws.__file__).parent / "serving"
 NODE_DIR = Path(aistack_aws.__file__).parents[1] / "node" / "scripts"
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from aistack import aws as aistack_aws
 from aistack import catalog, cost, policy
-from aistack.aws import network as network_module
 from aistack.aws.network import INTERFACE_ENDPOINTS, NETWORK_TIER_TAG
+from aistack.aws.network import planning as network_module
 from aistack.errors import ConfigError
 from tests.shared_graphs import shared
 

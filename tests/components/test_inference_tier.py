@@ -9,7 +9,7 @@ import pytest
 from pulumi.provider.server import ComponentInitError
 
 from aistack import aws, engine
-from aistack.aws._inference_node import unpack_user_data
+from aistack.aws.inference.node import unpack_user_data
 from aistack.aws.network import NetworkArgs
 from aistack.errors import ConfigError
 from tests.aws.conftest import GOVERNANCE

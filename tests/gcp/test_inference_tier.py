@@ -246,7 +246,7 @@ def test_the_vm_nginx_conf_passes_real_nginx(logging, request):
 
 
 def test_aws_serving_user_data_has_no_gcp_blocks():
-    from aistack.aws import _inference_node as aws_serving
+    from aistack.aws.inference import node as aws_serving
 
     assert "[gcp]" not in aws_serving.serving_script("serve.sh")
     assert "AISTACK_CLOUD ==" not in aws_serving.serving_script("serve.sh")

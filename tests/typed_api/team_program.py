@@ -15,7 +15,6 @@ from typing import assert_type
 import pulumi
 
 from aistack import aws, gcp, k8s
-from aistack.aws._inference_args import InferenceTierArgs as AwsInferenceTierArgs
 from aistack.aws.audit_trail import AuditTrail as AwsAuditTrail
 from aistack.aws.audit_trail import AuditTrailArgs as AwsAuditTrailArgs
 from aistack.aws.budget_guard import BudgetGuard as AwsBudgetGuard
@@ -26,7 +25,8 @@ from aistack.aws.dataset_bucket import DatasetBucket as AwsDatasetBucket
 from aistack.aws.dataset_bucket import DatasetBucketArgs as AwsDatasetBucketArgs
 from aistack.aws.gpu_quota import GpuQuota as AwsGpuQuota
 from aistack.aws.gpu_quota import GpuQuotaArgs as AwsGpuQuotaArgs
-from aistack.aws.inference_tier import InferenceTier as AwsInferenceTier
+from aistack.aws.inference import InferenceTier as AwsInferenceTier
+from aistack.aws.inference import InferenceTierArgs as AwsInferenceTierArgs
 from aistack.aws.karpenter_gpu_pool import KarpenterGpuPool as AwsKarpenterGpuPool
 from aistack.aws.karpenter_gpu_pool import KarpenterGpuPoolArgs as AwsKarpenterGpuPoolArgs
 from aistack.aws.network import Network as AwsNetwork

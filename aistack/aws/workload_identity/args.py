@@ -1,53 +1,31 @@
-"""`aws.WorkloadIdentity`: one IAM role per workload, so nothing runs on stored keys (C6).
+"""The arguments of `aws.WorkloadIdentity`, and every problem they can have.
 
-Training instances, inference hosts, notebooks, Batch containers, Kubernetes pods and the
-deploy pipeline each get a role that only the service running them can assume, and so get
-short-lived credentials from that service. No IAM user, access key or password is created,
-and the roles start with nothing but the few AWS-managed policies a GPU node needs to be
-reachable without SSH (Session Manager) and, for Batch, to join its ECS cluster, plus a small
-inline policy for the CloudWatch agent. Everything else is granted deliberately by the
-components that own the data, the log groups and the metric namespaces (e.g.
-`DatasetBucket.grant_read(identity.role("training"))`).
-
-An AWS Batch job runs as its own role (`training-job`, trusted only by ecs-tasks), never as
-the instance role: the instance role carries the ECS and SSM managed policies (every ECR
-repository, every SSM parameter), which user training code must not hold.
-
-Kubernetes workloads get roles trusted through EKS Pod Identity or IRSA, and CI gets a role
-trusted through GitHub Actions OIDC, pinned to one repository's branches and environments.
-Why each choice: docs/components/workload-identity.md.
+Which workloads get roles and who may assume them: services (`Workload`), Kubernetes service
+accounts through EKS Pod Identity or IRSA (`KubernetesServiceAccount`) and GitHub Actions
+(`GithubOidc`). `WorkloadIdentityArgs.parse` runs the cross-field checks too, each at its
+exact field path, so one ConfigError names every bad field before anything is created.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any, Literal
 
-import pulumi
-import pulumi_aws as aws
 from pydantic import Field, field_validator
 
 from aistack import _github
-from aistack.aws._base import child_opts, policy_document, policy_output, tags_for
 from aistack.config import AistackModel, Governance
-from aistack.errors import ConfigError, Problem, Problems
+from aistack.errors import Problem, Problems
 
 __all__ = [
+    "CLOUDWATCH_AGENT_ACTIONS",
     "DEFAULT_WORKLOADS",
+    "MANAGED_POLICIES",
     "GithubOidc",
     "KubernetesServiceAccount",
-    "CLOUDWATCH_AGENT_ACTIONS",
-    "MANAGED_POLICIES",
     "Workload",
-    "WorkloadIdentity",
     "WorkloadIdentityArgs",
-    "eks_pod_identity_trust",
-    "irsa_trust",
-    "studio_execution_policy",
 ]
-
-TOKEN = "aistack:index:AwsWorkloadIdentity"
 
 EC2 = "ec2.amazonaws.com"
 ECS_TASKS = "ecs-tasks.amazonaws.com"
@@ -68,7 +46,7 @@ SOURCE_ACCOUNT_SERVICES = frozenset({ECS_TASKS, SAGEMAKER})
 
 #: Every AWS-managed policy this component can attach, by the switch that attaches it. Each is
 #: scoped to running the node, not to data, and goes on instance roles only;
-#: docs/components/workload-identity.md says why. CloudWatchAgentServerPolicy is not among
+#: docs/components/aws/workload-identity.md says why. CloudWatchAgentServerPolicy is not among
 #: them: it allows logs:PutRetentionPolicy and logs:CreateLogGroup on every log group, so a
 #: job could shorten the retention of the audit logs. The agent gets CLOUDWATCH_AGENT_ACTIONS
 #: instead, and the component that owns a log group grants writing to it.
@@ -97,9 +75,6 @@ _OIDC_PROVIDER_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:oidc-provider/(?P<
 _POLICY_ARN = re.compile(r"^arn:aws[a-z-]*:iam::(?:\d{12}|aws):policy/\S+$")
 _ROLE_PATH = r"^/(?:[\w+=,.@-]+/)*$"
 _RESERVED_NAMES = frozenset({"ci"})
-
-
-# ---- arguments -------------------------------------------------------------------------------
 
 
 class Workload(AistackModel):
@@ -504,9 +479,6 @@ class WorkloadIdentityArgs(AistackModel):
         return problems
 
 
-# ---- trust policies --------------------------------------------------------------------------
-
-
 def _irsa_problems(
     oidc_provider_arn: str,
     oidc_issuer_url: str,
@@ -562,445 +534,3 @@ def _irsa_problems(
             )
         )
     return problems
-
-
-def irsa_trust(
-    oidc_provider_arn: str, oidc_issuer_url: str, namespace: str, service_account: str
-) -> str:
-    """Trust-policy JSON letting one Kubernetes service account assume a role through IRSA.
-
-    Pins both the subject (`system:serviceaccount:<namespace>:<service_account>`) and the
-    audience (`sts.amazonaws.com`); raises ConfigError on malformed or mismatched inputs.
-    For Output arguments: `Output.all(...).apply(lambda a: irsa_trust(*a))`.
-    """
-    problems = _irsa_problems(
-        oidc_provider_arn,
-        oidc_issuer_url,
-        namespace,
-        service_account,
-        fields={
-            "oidc_provider_arn": "oidc_provider_arn",
-            "oidc_issuer_url": "oidc_issuer_url",
-            "namespace": "namespace",
-            "service_account": "service_account",
-        },
-    )
-    if problems:
-        raise ConfigError(problems)
-    issuer = oidc_issuer_url.removeprefix("https://").rstrip("/")
-    return policy_document(
-        {
-            "Sid": "KubernetesServiceAccount",
-            "Effect": "Allow",
-            "Principal": {"Federated": oidc_provider_arn},
-            "Action": "sts:AssumeRoleWithWebIdentity",
-            "Condition": {
-                "StringEquals": {
-                    f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
-                    f"{issuer}:aud": STS_AUDIENCE,
-                }
-            },
-        }
-    )
-
-
-def _pod_identity_statement(
-    namespace: str | None, service_account: str | None, cluster_name: str | None
-) -> dict[str, Any]:
-    statement: dict[str, Any] = {
-        "Sid": "EksPodIdentity",
-        "Effect": "Allow",
-        "Principal": {"Service": EKS_PODS},
-        # TagSession: Pod Identity passes the cluster, namespace and service account as
-        # session tags, which the conditions below match.
-        "Action": ["sts:AssumeRole", "sts:TagSession"],
-    }
-    pins = {
-        "aws:RequestTag/eks-cluster-name": cluster_name,
-        "aws:RequestTag/kubernetes-namespace": namespace,
-        "aws:RequestTag/kubernetes-service-account": service_account,
-    }
-    pinned = {key: value for key, value in pins.items() if value}
-    if pinned:
-        statement["Condition"] = {"StringEquals": pinned}
-    return statement
-
-
-def eks_pod_identity_trust(
-    *,
-    namespace: str | None = None,
-    service_account: str | None = None,
-    cluster_name: str | None = None,
-) -> str:
-    """Trust-policy JSON for EKS Pod Identity (`pods.eks.amazonaws.com`).
-
-    Without arguments, any Pod Identity association in the account may use the role (only
-    principals allowed iam:PassRole on it can create one). Naming the namespace, service
-    account and cluster pins it further through the session tags Pod Identity sets.
-    """
-    return policy_document(_pod_identity_statement(namespace, service_account, cluster_name))
-
-
-def _github_actions_statement(provider_arn: Any, github: GithubOidc) -> dict[str, Any]:
-    """The trust statement for GitHub Actions: audience and subjects pinned, no wildcards."""
-    return {
-        "Sid": "GithubActions",
-        "Effect": "Allow",
-        "Principal": {"Federated": provider_arn},
-        "Action": "sts:AssumeRoleWithWebIdentity",
-        "Condition": {
-            # StringEquals rather than StringLike: the subjects hold no wildcards, so an
-            # accidental '*' in a branch name can never widen the match.
-            "StringEquals": {
-                f"{GITHUB_ISSUER}:aud": STS_AUDIENCE,
-                f"{GITHUB_ISSUER}:sub": github.subjects(),
-            }
-        },
-    }
-
-
-def _service_statements(
-    services: Sequence[str], account_id: Any, *, conditioned: bool
-) -> list[dict[str, Any]]:
-    statements = []
-    for service in services:
-        statement: dict[str, Any] = {
-            # "ecs-tasks.amazonaws.com" -> "TrustEcsTasks"
-            "Sid": "Trust" + service.split(".")[0].title().replace("-", ""),
-            "Effect": "Allow",
-            "Principal": {"Service": service},
-            "Action": "sts:AssumeRole",
-        }
-        if conditioned and service in SOURCE_ACCOUNT_SERVICES:
-            statement["Condition"] = {"StringEquals": {"aws:SourceAccount": account_id}}
-        statements.append(statement)
-    return statements
-
-
-# ---- component -------------------------------------------------------------------------------
-
-
-def studio_execution_policy(
-    partition: pulumi.Input[str],
-    account_id: pulumi.Input[str],
-    region: str,
-    domain_id: pulumi.Input[str],
-    instance_types: Sequence[str],
-) -> pulumi.Output[str]:
-    """What a Studio domain's execution role needs: each user's own spaces and apps, in one
-    domain of one region, on the allowed instance types only.
-
-    Follows the SageMaker developer guide's policy for private spaces ("Give your users
-    access to private spaces"), pinned further: every ARN names `region` and `domain_id`
-    (`space/<domain>/*`, `app/<domain>/*`), never `*`; a private space and its apps are
-    managed only by their owner, `user-profile/<domain>/${aws:SourceIdentity}` (the domain
-    sets the user profile name as the execution role's source identity,
-    ExecutionRoleIdentityConfig USER_PROFILE_NAME); CreateApp takes only `instance_types`
-    (`sagemaker:InstanceTypes`); ListTags is limited to this domain's resources. Only
-    ListSpaces and ListApps, which support no resource-level permissions, take `*`.
-    `aws.Notebook` attaches it to its execution role.
-    """
-
-    def arn(*resource: pulumi.Input[str]) -> pulumi.Output[str]:
-        return pulumi.Output.concat(
-            "arn:", partition, ":sagemaker:", region, ":", account_id, ":", *resource
-        )
-
-    spaces = arn("space/", domain_id, "/*")
-    apps = arn("app/", domain_id, "/*")
-    profiles = arn("user-profile/", domain_id, "/*")
-    # IAM substitutes the policy variable at request time; "$" is not a Pulumi placeholder.
-    own_profile = arn("user-profile/", domain_id, "/${aws:SourceIdentity}")
-    in_domain = [arn("domain/", domain_id), profiles, spaces, apps]
-    instance_types_allowed = {
-        "ForAllValues:StringEquals": {"sagemaker:InstanceTypes": list(instance_types)}
-    }
-    # Apps in a private space are its owner's; apps in a shared space (no owner) anyone's in
-    # the domain. Starting one takes an allowed instance type; stopping one does not.
-    app_statements: list[dict[str, Any]] = []
-    for where, ownership in (
-        (
-            "InOwnPrivateSpaces",
-            {
-                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
-                "StringEquals": {"sagemaker:SpaceSharingType": "Private"},
-            },
-        ),
-        ("InSharedSpaces", {"Null": {"sagemaker:OwnerUserProfileArn": "true"}}),
-    ):
-        for sid, action, extra in (
-            (f"Apps{where}", "sagemaker:CreateApp", instance_types_allowed),
-            (f"StopApps{where}", "sagemaker:DeleteApp", {}),
-        ):
-            app_statements.append(
-                {
-                    "Sid": sid,
-                    "Effect": "Allow",
-                    "Action": action,
-                    "Resource": apps,
-                    "Condition": {**ownership, **extra},
-                }
-            )
-    return policy_output(
-        {
-            "Sid": "DescribeThisDomain",
-            "Effect": "Allow",
-            "Action": [
-                "sagemaker:DescribeDomain",
-                "sagemaker:DescribeUserProfile",
-                "sagemaker:DescribeSpace",
-                "sagemaker:DescribeApp",
-                "sagemaker:ListTags",
-            ],
-            "Resource": in_domain,
-        },
-        {
-            "Sid": "ListForTheStudioUi",
-            "Effect": "Allow",
-            # ListSpaces and ListApps support no resource-level permissions: AWS requires "*".
-            "Action": ["sagemaker:ListSpaces", "sagemaker:ListApps"],
-            "Resource": "*",
-        },
-        {
-            "Sid": "OwnSpaces",
-            "Effect": "Allow",
-            "Action": ["sagemaker:CreateSpace", "sagemaker:UpdateSpace", "sagemaker:DeleteSpace"],
-            "Resource": spaces,
-            "Condition": {
-                "ArnLike": {"sagemaker:OwnerUserProfileArn": own_profile},
-                "StringEquals": {"sagemaker:SpaceSharingType": ["Private", "Shared"]},
-            },
-        },
-        *app_statements,
-        {
-            "Sid": "TagWhatStudioCreates",
-            "Effect": "Allow",
-            # Studio tags every space and app it creates; without this CreateSpace fails.
-            "Action": "sagemaker:AddTags",
-            "Resource": [spaces, apps],
-            "Condition": {"Null": {"sagemaker:TaggingAction": "false"}},
-        },
-    )
-
-
-class WorkloadIdentity(pulumi.ComponentResource):
-    """IAM roles per workload, instance profiles for EC2, an optional GitHub Actions CI role."""
-
-    roles: dict[str, aws.iam.Role]
-    role_arns: dict[str, pulumi.Output[str]]
-    instance_profiles: dict[str, aws.iam.InstanceProfile]
-    instance_profile_arns: dict[str, pulumi.Output[str]]
-    instance_profile_names: dict[str, pulumi.Output[str]]
-    policy_attachments: dict[str, list[pulumi.CustomResource]]
-    pod_identity_associations: dict[str, aws.eks.PodIdentityAssociation]
-    github_provider: aws.iam.OpenIdConnectProvider | None
-    github_provider_arn: pulumi.Output[str] | None
-    ci_role: aws.iam.Role | None
-    ci_role_arn: pulumi.Output[str] | None
-
-    def __init__(
-        self,
-        name: str,
-        args: WorkloadIdentityArgs | dict,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        # Parsing also runs the cross-field checks; `where=name` makes it check role-name
-        # lengths against this component's name.
-        args = WorkloadIdentityArgs.parse(args, where=name)
-        super().__init__(
-            TOKEN,
-            name,
-            {
-                "workloads": args.all_workload_names(),
-                "ci": args.github.repository if args.github else None,
-            },
-            opts,
-        )
-        self.args = args
-        self._name = name
-        governance = args.governance
-        here = child_opts(self)
-        invoke = pulumi.InvokeOptions(parent=self)
-        account_id = aws.get_caller_identity_output(opts=invoke).account_id
-        partition = aws.get_partition_output(opts=invoke).partition
-
-        self.roles = {}
-        self.instance_profiles = {}
-        self.policy_attachments = {}
-        self.pod_identity_associations = {}
-
-        for workload in args.workloads:
-            role = self._role(
-                workload.name,
-                policy_output(
-                    *_service_statements(
-                        workload.services,
-                        account_id,
-                        conditioned=not workload.allow_unconditioned_trust,
-                    )
-                ),
-                f"aistack {workload.name} workload ({', '.join(workload.services)})"
-                + (f": {workload.description}" if workload.description else ""),
-            )
-            self.policy_attachments[workload.name] = [
-                aws.iam.RolePolicyAttachment(
-                    f"{name}-{workload.name}-{key}",
-                    role=role.name,
-                    policy_arn=pulumi.Output.concat(
-                        "arn:", partition, ":iam::aws:policy/", MANAGED_POLICIES[key]
-                    ),
-                    opts=here,
-                )
-                for key in workload.managed_policies()
-            ]
-            if workload.trusts_ec2 and workload.cloudwatch_agent:
-                self.policy_attachments[workload.name].append(
-                    aws.iam.RolePolicy(
-                        f"{name}-{workload.name}-cloudwatch-agent",
-                        role=role.id,
-                        policy=policy_output(
-                            {
-                                "Sid": "AgentReadsInstanceTags",
-                                "Effect": "Allow",
-                                "Action": list(CLOUDWATCH_AGENT_ACTIONS),
-                                "Resource": "*",
-                            }
-                        ),
-                        opts=here,
-                    )
-                )
-            if workload.trusts_ec2:
-                # EC2 takes a role only through an instance profile; nothing else gets one.
-                self.instance_profiles[workload.name] = aws.iam.InstanceProfile(
-                    f"{name}-{workload.name}-profile",
-                    role=role.name,
-                    path=args.role_path,
-                    tags=tags_for(governance, workload=workload.name),
-                    opts=here,
-                )
-
-        for account in args.kubernetes_service_accounts:
-            if account.mechanism == "irsa":
-                trust: Any = irsa_trust(
-                    account.oidc_provider_arn or "",
-                    account.oidc_issuer_url or "",
-                    account.namespace,
-                    account.service_account,
-                )
-            else:
-                trust = policy_document(
-                    _pod_identity_statement(
-                        account.namespace, account.service_account, account.cluster_name
-                    )
-                )
-            role = self._role(
-                account.name,
-                trust,
-                f"aistack {account.name} workload (Kubernetes "
-                f"{account.namespace}/{account.service_account}, {account.mechanism})",
-            )
-            self.policy_attachments[account.name] = []
-            if account.mechanism == "pod-identity" and account.cluster_name and account.region:
-                self.pod_identity_associations[account.name] = aws.eks.PodIdentityAssociation(
-                    f"{name}-{account.name}-pod-identity",
-                    cluster_name=account.cluster_name,
-                    namespace=account.namespace,
-                    service_account=account.service_account,
-                    role_arn=role.arn,
-                    region=account.region,
-                    tags=tags_for(governance, workload=account.name),
-                    opts=here,
-                )
-
-        self.github_provider = None
-        self.github_provider_arn = None
-        self.ci_role = None
-        self.ci_role_arn = None
-        if args.github is not None:
-            github = args.github
-            if github.provider_arn:
-                self.github_provider_arn = pulumi.Output.from_input(github.provider_arn)
-            else:
-                # No thumbprint_lists: for GitHub, IAM validates the issuer against its own
-                # trusted CA library and ignores thumbprints; the 7.x SDK makes them optional.
-                self.github_provider = aws.iam.OpenIdConnectProvider(
-                    f"{name}-github-oidc",
-                    url=GITHUB_URL,
-                    client_id_lists=[STS_AUDIENCE],
-                    tags=tags_for(governance, workload="ci"),
-                    opts=here,
-                )
-                self.github_provider_arn = self.github_provider.arn
-            # No policies: what CI may change is the caller's decision, granted deliberately.
-            self.ci_role = aws.iam.Role(
-                f"{name}-ci",
-                assume_role_policy=policy_output(
-                    _github_actions_statement(self.github_provider_arn, github)
-                ),
-                description=f"aistack CI: GitHub Actions in {github.repository} "
-                "(no permissions unless granted)",
-                max_session_duration=args.max_session_duration,
-                path=args.role_path,
-                permissions_boundary=args.permissions_boundary_arn,
-                tags=tags_for(governance, workload="ci"),
-                opts=here,
-            )
-            self.ci_role_arn = self.ci_role.arn
-
-        self.role_arns = {key: role.arn for key, role in self.roles.items()}
-        self.instance_profile_arns = {k: p.arn for k, p in self.instance_profiles.items()}
-        self.instance_profile_names = {k: p.name for k, p in self.instance_profiles.items()}
-        self.register_outputs(
-            {
-                "role_arns": self.role_arns,
-                "instance_profile_arns": self.instance_profile_arns,
-                "instance_profile_names": self.instance_profile_names,
-                "ci_role_arn": self.ci_role_arn,
-                "github_provider_arn": self.github_provider_arn,
-            }
-        )
-
-    def _role(self, workload: str, trust: Any, description: str) -> aws.iam.Role:
-        role = aws.iam.Role(
-            f"{self._name}-{workload}",
-            assume_role_policy=trust,
-            description=description[:1000],
-            max_session_duration=self.args.max_session_duration,
-            path=self.args.role_path,
-            permissions_boundary=self.args.permissions_boundary_arn,
-            tags=tags_for(self.args.governance, workload=workload),
-            opts=child_opts(self),
-        )
-        self.roles[workload] = role
-        return role
-
-    # ---- lookups ---------------------------------------------------------------------------
-
-    @property
-    def workloads(self) -> tuple[str, ...]:
-        return tuple(self.roles)
-
-    def role(self, workload: str) -> aws.iam.Role:
-        """The role of `workload`; ConfigError naming the known workloads otherwise."""
-        if workload not in self.roles:
-            raise ConfigError(
-                f"no workload {workload!r} in WorkloadIdentity {self._name!r}",
-                field=f"{self._name}.workloads",
-                fix=f"use one of {sorted(self.roles)}, or add the workload.",
-            )
-        return self.roles[workload]
-
-    def role_arn(self, workload: str) -> pulumi.Output[str]:
-        return self.role(workload).arn
-
-    def instance_profile(self, workload: str) -> aws.iam.InstanceProfile:
-        """The instance profile of an EC2-trusted workload."""
-        self.role(workload)
-        if workload not in self.instance_profiles:
-            raise ConfigError(
-                f"workload {workload!r} has no instance profile: its role is not trusted by {EC2}",
-                field=f"{self._name}.workloads",
-                fix=f"use one of {sorted(self.instance_profiles)}, or add {EC2} to the "
-                "workload's services.",
-            )
-        return self.instance_profiles[workload]

@@ -1,4 +1,4 @@
-"""What `aws.InferenceTier` watches (S5, G4): its alarms' metrics, and its dashboard.
+"""What `aws.InferenceTier` watches (S5, G4): its alarms and its dashboard.
 
 * Latency: p99 of the load balancer's `TargetResponseTime` above the SLO. A percentile,
   because an average hides the slow tail users feel.
@@ -10,24 +10,41 @@
 * Model quality, per version taking traffic: the metric the serving code publishes (G4).
 * The dashboard: p50/p90/p99 latency, error rate, requests, healthy nodes, model quality,
   and the cost per 1,000 requests from the fleet's hourly price and the request count.
+
+`alarms` and `dashboard` create the resources; `dashboard_body` and `cost_expressions`
+are the pure metric math and layout they use.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+import pulumi_aws as aws
+
+from aistack.aws._base import child_opts, stack_id, tags_for
+from aistack.aws.inference.args import InferenceTierArgs
+from aistack.aws.inference.planning import VersionPlan
+
 __all__ = [
+    "ALARM_KIND_TAG",
     "ALB_NAMESPACE",
     "COST_PERIOD_SECONDS",
     "ERROR_RATE_EXPRESSION",
     "VersionMetrics",
+    "alarms",
     "cost_expressions",
+    "dashboard",
     "dashboard_body",
 ]
 
+#: What each alarm watches (latency, error-rate, unhealthy-hosts, model-quality), as a tag
+#: policy rules read.
+ALARM_KIND_TAG = "aistack:alarm-kind"
 ALB_NAMESPACE = "AWS/ApplicationELB"
 ASG_NAMESPACE = "AWS/AutoScaling"
 #: Target 5xx + load balancer 5xx over requests, in per cent (m1, m2, m3 as in the alarm).
@@ -234,3 +251,183 @@ def dashboard_body(
 
 def _hidden(metric_id: str) -> dict[str, Any]:
     return {"id": metric_id, "stat": "Sum", "visible": False}
+
+
+# ---- the resources ---------------------------------------------------------------------------
+
+
+def alarms(
+    tier: pulumi.Resource,
+    name: str,
+    args: InferenceTierArgs,
+    *,
+    load_balancer: aws.lb.LoadBalancer,
+    target_groups: Mapping[str, aws.lb.TargetGroup],
+    versions: Sequence[VersionPlan],
+    metrics_namespace: str,
+    tags: dict[str, str],
+    alarm_topic_arn: pulumi.Input[str] | None,
+) -> dict[str, aws.cloudwatch.MetricAlarm]:
+    """The tier's alarms: p99 latency and the 5xx rate of the load balancer (S5), then per
+    version its unhealthy nodes (S5) and, while it takes traffic, its model quality (G4)."""
+
+    def alarm(label: str, kind: str, **settings: Any) -> aws.cloudwatch.MetricAlarm:
+        topic = [alarm_topic_arn] if alarm_topic_arn else None
+        return aws.cloudwatch.MetricAlarm(
+            f"{name}-{label}",
+            alarm_actions=topic,
+            ok_actions=topic,
+            region=args.region,
+            tags={**tags, **tags_for(args.governance, **{ALARM_KIND_TAG: kind})},
+            opts=child_opts(tier),
+            **settings,
+        )
+
+    lb = {"LoadBalancer": load_balancer.arn_suffix}
+    found = {
+        "latency-p99": alarm(
+            "latency-p99",
+            "latency",
+            alarm_description=f"{name}: p99 latency above {args.latency_slo_ms} ms for 3 "
+            "of 5 minutes (S5).",
+            namespace=ALB_NAMESPACE,
+            metric_name="TargetResponseTime",
+            dimensions=lb,
+            extended_statistic="p99",
+            period=60,
+            evaluation_periods=5,
+            datapoints_to_alarm=3,
+            comparison_operator="GreaterThanThreshold",
+            threshold=args.latency_slo_ms / 1000,
+            # No requests, no latency to judge.
+            treat_missing_data="notBreaching",
+        ),
+        "error-rate": alarm(
+            "error-rate",
+            "error-rate",
+            alarm_description=f"{name}: 5xx answers above {args.error_rate_percent:g}% of "
+            "requests for 3 of 5 minutes (S5).",
+            metric_queries=[
+                aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                    id="e1",
+                    expression=ERROR_RATE_EXPRESSION,
+                    label="5xx per cent of requests",
+                    return_data=True,
+                ),
+                *(
+                    aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                        id=metric_id,
+                        metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
+                            namespace=ALB_NAMESPACE,
+                            metric_name=metric,
+                            dimensions=lb,
+                            period=60,
+                            stat="Sum",
+                        ),
+                    )
+                    for metric_id, metric in (
+                        ("m1", "HTTPCode_Target_5XX_Count"),
+                        ("m2", "HTTPCode_ELB_5XX_Count"),
+                        ("m3", "RequestCount"),
+                    )
+                ),
+            ],
+            evaluation_periods=5,
+            datapoints_to_alarm=3,
+            comparison_operator="GreaterThanThreshold",
+            threshold=args.error_rate_percent,
+            treat_missing_data="notBreaching",
+        ),
+    }
+    quality = args.quality
+    for plan in versions:
+        target_group = target_groups[plan.version]
+        found[f"v{plan.slug}-unhealthy"] = alarm(
+            f"v{plan.slug}-unhealthy",
+            "unhealthy-hosts",
+            alarm_description=f"{name} {plan.version}: a node fails the gateway health "
+            "check (S5). Nodes join only once their model answers, so this is a node "
+            "that stopped serving.",
+            namespace=ALB_NAMESPACE,
+            metric_name="UnHealthyHostCount",
+            dimensions={**lb, "TargetGroup": target_group.arn_suffix},
+            statistic="Maximum",
+            period=60,
+            evaluation_periods=5,
+            datapoints_to_alarm=3,
+            comparison_operator="GreaterThanThreshold",
+            threshold=0,
+            treat_missing_data="notBreaching",
+        )
+        if plan.weight == 0:
+            continue  # No traffic, nothing to judge the model by.
+        found[f"v{plan.slug}-quality"] = alarm(
+            f"v{plan.slug}-quality",
+            "model-quality",
+            alarm_description=f"{name} {plan.version}: {quality.metric_name} "
+            f"{quality.alarm_when} {quality.threshold:g} (G4). Published by the serving "
+            f"code to {metrics_namespace} with ModelVersion={plan.version}.",
+            namespace=metrics_namespace,
+            metric_name=quality.metric_name,
+            dimensions={"ModelVersion": plan.version},
+            statistic=quality.statistic,
+            period=quality.period_minutes * 60,
+            evaluation_periods=quality.evaluation_periods,
+            comparison_operator="LessThanThreshold"
+            if quality.alarm_when == "below"
+            else "GreaterThanThreshold",
+            threshold=quality.threshold,
+            treat_missing_data=quality.treat_missing_data,
+        )
+    return found
+
+
+def dashboard(
+    tier: pulumi.Resource,
+    name: str,
+    args: InferenceTierArgs,
+    *,
+    load_balancer: aws.lb.LoadBalancer,
+    groups: Mapping[str, aws.autoscaling.Group],
+    target_groups: Mapping[str, aws.lb.TargetGroup],
+    versions: Sequence[VersionPlan],
+    metrics_namespace: str,
+) -> aws.cloudwatch.Dashboard:
+    """The tier's dashboard (`dashboard_body`), once the names it shows are known."""
+    names = [groups[plan.version].name for plan in versions]
+    suffixes = [target_groups[plan.version].arn_suffix for plan in versions]
+
+    def body(values: list[Any]) -> str:
+        lb, group_names, target_group_suffixes = values[0], values[1], values[2]
+        return dashboard_body(
+            region=args.region,
+            load_balancer=lb,
+            versions=[
+                VersionMetrics(
+                    version=plan.version,
+                    weight=plan.weight,
+                    target_group=target_group_suffixes[i],
+                    group_name=group_names[i],
+                    usd_per_hour=plan.offer.price(args.region),
+                )
+                for i, plan in enumerate(versions)
+            ],
+            metrics_namespace=metrics_namespace,
+            quality_metric=args.quality.metric_name,
+            latency_slo_ms=args.latency_slo_ms,
+            error_rate_percent=args.error_rate_percent,
+            title=f"{args.model_name} on {name} ({args.runtime})",
+        )
+
+    dashboard_name = re.sub(r"[^A-Za-z0-9_-]", "-", f"aistack-{stack_id()}-{name}")
+    return aws.cloudwatch.Dashboard(
+        f"{name}-dashboard",
+        dashboard_name=dashboard_name[:255],
+        dashboard_body=pulumi.Output.all(
+            load_balancer.arn_suffix,
+            pulumi.Output.all(*names),
+            pulumi.Output.all(*suffixes),
+        ).apply(body),
+        region=args.region,
+        opts=child_opts(tier),
+    )
