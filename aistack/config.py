@@ -40,7 +40,10 @@ __all__ = [
     "parse",
     "parse_all",
     "validate_with",
+    "DATA_CLASSIFICATION_TAG",
+    "ENVIRONMENT_TAG",
     "STACK_TAG",
+    "THIRD_PARTY_TAG",
     "WORKLOAD_TAG",
 ]
 
@@ -51,6 +54,10 @@ DataClassification = Literal["public", "internal", "confidential", "restricted"]
 STACK_TAG = "aistack:stack"
 #: What a resource is for (`training`, `inference`, ...); the kill switch stops `training` only.
 WORKLOAD_TAG = "aistack:workload"
+#: Governance tags the rules read (Governance.aws_tags writes them with owner and cost centre).
+ENVIRONMENT_TAG = "aistack:environment"
+DATA_CLASSIFICATION_TAG = "aistack:data-classification"
+THIRD_PARTY_TAG = "aistack:third-party-services"
 #: Where data may live (C4), carried on every resource so a rule can check it in place.
 ALLOWED_REGIONS_TAG = "aistack:allowed-regions"
 
@@ -463,11 +470,10 @@ class Governance(AistackModel):
             STACK_TAG: stack,
             "aistack:owner": self.owner,
             "aistack:cost-center": self.cost_center,
-            "aistack:environment": self.environment,
-            "aistack:data-classification": self.data_classification,
+            ENVIRONMENT_TAG: self.environment,
+            DATA_CLASSIFICATION_TAG: self.data_classification,
             ALLOWED_REGIONS_TAG: " ".join(self.allowed_regions),
-            "aistack:third-party-services": " ".join(s.name for s in self.third_party_services)
-            or "none",
+            THIRD_PARTY_TAG: " ".join(s.name for s in self.third_party_services) or "none",
         }
         tags.update(extra)
         return {key: _AWS_TAG_VALUE.sub("_", value)[:256] for key, value in tags.items()}

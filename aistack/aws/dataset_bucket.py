@@ -19,7 +19,7 @@ from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
 from aistack.config import AistackModel, Governance
-from aistack.contracts.aws import AwsRole
+from aistack.contracts.aws import PERSONAL_DATA_TAG, AwsRole
 from aistack.dataset_metadata import DatasetMetadata
 from aistack.errors import Problems
 
@@ -346,7 +346,7 @@ class DatasetBucket(pulumi.ComponentResource):
             "aistack:dataset-version": meta.version,
             "aistack:dataset-source": meta.source,
             "aistack:dataset-licence": meta.licence,
-            "aistack:personal-data": "true" if meta.contains_personal_data else "false",
+            PERSONAL_DATA_TAG: "true" if meta.contains_personal_data else "false",
             "aistack:anonymised": "true" if meta.anonymised else "false",
             "aistack:legal-basis": meta.legal_basis or "none",
         }

@@ -48,7 +48,13 @@ from aistack.aws._node import offers_in_region
 from aistack.aws.gpu_quota import QuotaNeed
 from aistack.catalog import InstanceType
 from aistack.config import AistackModel, Governance
-from aistack.contracts.k8s import labels_for, stack_label
+from aistack.contracts.k8s import (
+    CAPACITY_LABEL,
+    POOL_LABEL,
+    REGION_ANNOTATION,
+    labels_for,
+    stack_label,
+)
 from aistack.errors import ConfigError, Problem, Problems
 
 __all__ = [
@@ -66,10 +72,7 @@ TOKEN = "aistack:index:AwsKarpenterGpuPool"
 
 GPU_RESOURCE = "nvidia.com/gpu"
 #: The labels every aistack GPU pool puts on its nodes (the queue/pool contract).
-POOL_LABEL = "aistack.dev/pool"
 #: The AWS region a NodePool launches in (its cluster's), for the quota rule AIS-C1-01.
-REGION_ANNOTATION = "aistack.dev/region"
-CAPACITY_LABEL = "aistack.dev/capacity"
 #: Karpenter's own well-known label for the capacity type (karpenter.sh/v1).
 KARPENTER_CAPACITY_LABEL = "karpenter.sh/capacity-type"
 Capacity = Literal["spot", "on-demand"]

@@ -19,6 +19,8 @@ from decimal import Decimal, InvalidOperation
 from aistack.config import ALLOWED_REGIONS_TAG, STACK_TAG, WORKLOAD_TAG, Governance
 
 __all__ = [
+    "CAPACITY_LABEL",
+    "DCGM_SCRAPE_ANNOTATION",
     "ENFORCES_LABEL",
     "GATEWAY_CONF_DIR",
     "KUEUE_GROUP",
@@ -28,9 +30,15 @@ __all__ = [
     "MAX_REPLICAS",
     "MODEL_NAME_LABEL",
     "MODEL_VERSION_LABEL",
+    "NEEDS_API_TOKEN_ANNOTATION",
     "NEWEST_KUBERNETES",
     "OLDEST_KUBERNETES",
+    "POOL_LABEL",
+    "PRIVILEGED_BECAUSE_ANNOTATION",
+    "REGION_ANNOTATION",
+    "REQUEST_LOGGING_ANNOTATION",
     "SUPPORTED_KUBERNETES",
+    "THIRD_PARTY_ANNOTATION",
     "TIER_LABEL",
     "label_key",
     "label_value",
@@ -117,6 +125,23 @@ MODEL_VERSION_LABEL = "aistack.dev/model-version"
 TIER_LABEL = "aistack.dev/tier"
 #: On each admission policy: the checklist IDs it enforces, joined by `_` (`E1_S7`).
 ENFORCES_LABEL = "aistack.dev/enforces"
+
+#: On GPU nodes and their pools (k8s.TrainingQueue's flavors select on them): the pool, and
+#: its capacity type (spot or on-demand). aws.KarpenterGpuPool and gcp.GpuNodePool set them.
+POOL_LABEL = "aistack.dev/pool"
+CAPACITY_LABEL = "aistack.dev/capacity"
+#: On a Karpenter NodePool: the region its quota is counted in (C1).
+REGION_ANNOTATION = "aistack.dev/region"
+#: On every object: the third-party services that see its data, as JSON (G6).
+THIRD_PARTY_ANNOTATION = "aistack.dev/third-party-services"
+#: On a ServiceAccount that needs its API token mounted, saying so (C6).
+NEEDS_API_TOKEN_ANNOTATION = "aistack.dev/needs-api-token"
+#: On a serving pod: its request logging (G2).
+REQUEST_LOGGING_ANNOTATION = "aistack.dev/request-logging"
+#: On a namespace allowed privileged pods: why (S1).
+PRIVILEGED_BECAUSE_ANNOTATION = "aistack.dev/privileged-because"
+#: On the DCGM exporter's pods: who scrapes them (C5).
+DCGM_SCRAPE_ANNOTATION = "aistack.dev/dcgm-scrape"
 
 # ---- serving ----------------------------------------------------------------------------
 

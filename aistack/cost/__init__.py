@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
+from aistack.config import WORKLOAD_TAG as WORKLOAD_KEY
 from aistack.config import AistackModel
 from aistack.engine.graph import Resource, StackGraph
 
@@ -138,7 +139,6 @@ def estimator(*tokens: str) -> Callable[[Estimator], Estimator]:
 
 
 #: The config key holding the workload, whatever the project is called (docs/cost.md).
-WORKLOAD_KEY = "aistack:workload"
 WORKLOAD_ASSUMED = "assumed"
 
 

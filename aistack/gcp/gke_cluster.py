@@ -44,6 +44,7 @@ import pulumi_gcp as gcp
 from pydantic import AfterValidator, Field, field_validator
 
 from aistack.config import AistackModel, Governance
+from aistack.contracts.k8s import POOL_LABEL
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, resource_id_from
 from aistack.gcp._logs import regional_log_bucket
@@ -505,7 +506,7 @@ class GkeCluster(pulumi.ComponentResource):
                 shielded_instance_config=gcp.container.NodePoolNodeConfigShieldedInstanceConfigArgs(
                     enable_secure_boot=True, enable_integrity_monitoring=True
                 ),
-                labels={"aistack.dev/pool": "system"},
+                labels={POOL_LABEL: "system"},
                 resource_labels=labels,
             ),
             opts=child_opts(self, depends_on=apis),

@@ -33,6 +33,7 @@ from pydantic import Field, field_validator, model_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
+from aistack.contracts.k8s import CAPACITY_LABEL, POOL_LABEL
 from aistack.errors import Problems
 from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for
 from aistack.gcp.gke_cluster import NODE_SCOPES, GkeCluster, cluster_name_problem
@@ -52,8 +53,6 @@ __all__ = [
 
 TOKEN = "aistack:index:GcpGpuNodePool"
 GPU_RESOURCE = "nvidia.com/gpu"
-POOL_LABEL = "aistack.dev/pool"
-CAPACITY_LABEL = "aistack.dev/capacity"
 #: GKE's own Spot node label (GKE docs, "Spot VMs": `cloud.google.com/gke-spot: "true"`).
 GKE_SPOT_LABEL = "cloud.google.com/gke-spot"
 #: GKE's flex-start node label (GKE docs, "About flex-start provisioning mode").

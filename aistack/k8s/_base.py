@@ -20,6 +20,7 @@ from aistack.contracts.k8s import (
     MANAGED_LABEL,
     NEWEST_KUBERNETES,
     OLDEST_KUBERNETES,
+    THIRD_PARTY_ANNOTATION,
     label_key,
     label_value,
     stack_label,
@@ -61,7 +62,7 @@ def annotations_for(governance: Governance, **extra: str) -> dict[str, str]:
         "aistack.dev/owner": governance.owner,
         "aistack.dev/cost-center": governance.cost_center,
         "aistack.dev/allowed-regions": " ".join(governance.allowed_regions),
-        "aistack.dev/third-party-services": json.dumps(
+        THIRD_PARTY_ANNOTATION: json.dumps(
             [service.model_dump(by_alias=True) for service in governance.third_party_services]
         ),
     }

@@ -36,6 +36,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
+from aistack.contracts.k8s import DCGM_SCRAPE_ANNOTATION
 from aistack.errors import Problems
 from aistack.k8s._base import child_opts, label_value, labels_for, stack_id
 from aistack.k8s._monitoring_crs import (
@@ -478,7 +479,7 @@ class GpuMonitoring(pulumi.ComponentResource):
         metadata: dict[str, Any] = {
             "name": f"{name}-gpu-alerts",
             "labels": labels,
-            "annotations": {**annotations, "aistack.dev/dcgm-scrape": scraped_by},
+            "annotations": {**annotations, DCGM_SCRAPE_ANNOTATION: scraped_by},
         }
         if args.platform == "prometheus-operator":
             group = RuleGroup(name="aistack-gpu", interval="1m", rules=rules)

@@ -31,7 +31,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
-from aistack.contracts.k8s import parse_quantity
+from aistack.contracts.k8s import NEEDS_API_TOKEN_ANNOTATION, parse_quantity
 from aistack.errors import Problems
 from aistack.k8s._base import (
     OLDEST_KUBERNETES,
@@ -342,7 +342,7 @@ class TeamNamespace(pulumi.ComponentResource):
             annotations = _identity_annotations(account.identity, identity)
             if account.needs_api_token:
                 # Declared, so AIS-C6-11 can tell a deliberate token from a forgotten one.
-                annotations["aistack.dev/needs-api-token"] = "true"
+                annotations[NEEDS_API_TOKEN_ANNOTATION] = "true"
             self.service_accounts[account.name] = k8s.core.v1.ServiceAccount(
                 f"{name}-sa-{account.name}",
                 metadata={

@@ -34,7 +34,7 @@ from pulumi_kubernetes import _utilities as k8s_utilities
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
-from aistack.contracts.k8s import KUEUE_GROUP, MAX_QUEUE_GPUS, parse_quantity
+from aistack.contracts.k8s import CAPACITY_LABEL, KUEUE_GROUP, MAX_QUEUE_GPUS, parse_quantity
 from aistack.errors import Problems
 from aistack.k8s._base import annotations_for, child_opts, labels_for
 
@@ -316,7 +316,7 @@ class TrainingQueue(pulumi.ComponentResource):
                     flavor.name,
                     # The pool's declared maximum, which AIS-C3-08 holds the quota to.
                     **{
-                        "aistack.dev/capacity": flavor.capacity,
+                        CAPACITY_LABEL: flavor.capacity,
                         "aistack.dev/max-gpus": str(flavor.gpus),
                     },
                 ),

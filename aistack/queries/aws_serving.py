@@ -9,6 +9,9 @@ or forwarding to a serving group's target group.
 
 from __future__ import annotations
 
+from aistack._registry import by_token
+from aistack.config import WORKLOAD_TAG
+from aistack.contracts.aws import TIER_TAG
 from aistack.engine.graph import Resource, StackGraph
 from aistack.queries import as_list, tags
 from aistack.queries.aws_capacity import AUTO_SCALING_GROUP, LAUNCH_TEMPLATE, launch_template
@@ -30,10 +33,7 @@ __all__ = [
     "template_of",
 ]
 
-# Mirrors aistack.aws.inference_tier (queries do not import components).
-INFERENCE_TIER = "aistack:index:AwsInferenceTier"
-WORKLOAD_TAG = "aistack:workload"
-TIER_TAG = "aistack:inference-tier"
+INFERENCE_TIER = by_token("AwsInferenceTier").token
 LOAD_BALANCERS = ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer")
 LISTENERS = ("aws:lb/listener:Listener", "aws:alb/listener:Listener")
 

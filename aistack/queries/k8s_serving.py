@@ -12,7 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from aistack.contracts.k8s import GATEWAY_CONF_DIR, MODEL_NAME_LABEL, MODEL_VERSION_LABEL
+from aistack.contracts.k8s import (
+    GATEWAY_CONF_DIR,
+    MODEL_NAME_LABEL,
+    MODEL_VERSION_LABEL,
+    POOL_LABEL,
+)
 from aistack.engine.graph import Resource, StackGraph
 from aistack.queries.k8s import NAMESPACE, is_k8s_object, manifest, metadata_of, namespace_of
 
@@ -88,7 +93,7 @@ def serving_pools(graph: StackGraph) -> set[str]:
     nodes are the replicas', which the serving cost estimator prices."""
     pools = set()
     for workload in serving_workloads(graph):
-        pool = (workload.pod_spec.get("nodeSelector") or {}).get("aistack.dev/pool")
+        pool = (workload.pod_spec.get("nodeSelector") or {}).get(POOL_LABEL)
         if pool:
             pools.add(str(pool))
     return pools

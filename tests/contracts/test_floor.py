@@ -63,3 +63,45 @@ def test_an_old_module_path_warns_and_re_exports_its_new_home(old):
     home = importlib.import_module(f"aistack.contracts.{old}")
     assert alias.__all__ == home.__all__
     assert all(getattr(alias, name) is getattr(home, name) for name in home.__all__)
+
+
+PACKAGE = FLOOR.parent
+#: Deployed alone, without aistack: each keeps its own copy, held equal by its tests
+#: (tests/aws/lambdas, tests/gcp/functions).
+DEPLOYED_ALONE = ("aws/lambdas/", "gcp/functions/")
+
+
+def string_constants(path: Path) -> dict[str, str]:
+    """Module-level `NAME = "text"` assignments: name -> text."""
+    found: dict[str, str] = {}
+    for node in ast.parse(path.read_text()).body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            found[node.targets[0].id] = node.value.value
+    return found
+
+
+def test_no_module_copies_a_contract_constant():
+    # A tag, label or annotation key defined twice drifts: one side renames it and the
+    # rule that reads it passes on nothing. The contracts (and the governance tags in
+    # aistack.config) are the one definition; everyone else imports it.
+    homes = [*sorted(FLOOR.glob("*.py")), PACKAGE / "config.py"]
+    contract = {
+        text: f"{path.relative_to(PACKAGE)}:{name}"
+        for path in homes
+        for name, text in string_constants(path).items()
+        if text.startswith(("aistack:", "aistack.dev/", "aistack-"))
+    }
+    copies = [
+        f"{path.relative_to(PACKAGE)}:{name} = {text!r} copies {contract[text]}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path not in homes and not str(path.relative_to(PACKAGE)).startswith(DEPLOYED_ALONE)
+        for name, text in string_constants(path).items()
+        if text in contract
+    ]
+    assert copies == []

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, DataClassification, Governance
+from aistack.contracts.aws import MAX_SERVING_NODES as MAX_NODES
 from aistack.contracts.images import pinned_image
 from aistack.contracts.model_versions import (  # re-exported: S7, every cloud
     MOVING_LABELS,
@@ -37,8 +38,7 @@ __all__ = [
 
 # MAX_VERSIONS (aistack.contracts.serving) fits an ALB: a forward action takes at most five
 # target groups.
-#: The most nodes one version may have; a bigger fleet is a deliberate, separate decision.
-MAX_NODES = 100
+# MAX_NODES: aistack.contracts.aws.MAX_SERVING_NODES, which rule AIS-S3-02 reads.
 # Deep Learning Base AMI (Ubuntu 22.04): NVIDIA driver, docker, NVIDIA container toolkit and
 # the AWS CLI. Resolved on each `pulumi up`; the resolved id goes into the launch template.
 DEFAULT_AMI_PARAMETER = (

@@ -41,6 +41,21 @@ from aistack.aws.inference import front, monitoring
 from aistack.aws.inference import node as serving
 from aistack.aws.inference.args import DEFAULT_LOG_RETENTION_DAYS, InferenceTierArgs
 from aistack.aws.inference.planning import WORKLOAD, VersionPlan, plan_tier
+from aistack.contracts.aws import (
+    APPROVED_BY_TAG,
+    FALLBACK_TAG,
+    GATEWAY_CACHE_TAG,
+    LOG_CLASSIFICATION_TAG,
+    LOG_RETENTION_TAG,
+    MODEL_NAME_TAG,
+    MODEL_VERSION_TAG,
+    REQUEST_LOGGING_TAG,
+    RUNTIME_TAG,
+    SERVING_IMAGE_TAG,
+    STANDBY_TAG,
+    TIER_TAG,
+    TRAFFIC_WEIGHT_TAG,
+)
 
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
@@ -68,20 +83,6 @@ __all__ = [
 
 TOKEN = "aistack:index:AwsInferenceTier"
 
-# Tags policy rules read (mirrored in aistack/policy/rules/s2_serving_runtime.py).
-TIER_TAG = "aistack:inference-tier"
-MODEL_NAME_TAG = "aistack:model-name"
-MODEL_VERSION_TAG = "aistack:model-version"
-TRAFFIC_WEIGHT_TAG = "aistack:traffic-weight"
-STANDBY_TAG = "aistack:standby"
-APPROVED_BY_TAG = "aistack:approved-by"
-RUNTIME_TAG = "aistack:runtime"
-SERVING_IMAGE_TAG = "aistack:serving-image"
-GATEWAY_CACHE_TAG = "aistack:gateway-cache"
-REQUEST_LOGGING_TAG = "aistack:request-logging"
-LOG_CLASSIFICATION_TAG = "aistack:log-data-classification"
-LOG_RETENTION_TAG = "aistack:log-retention-days"
-FALLBACK_TAG = "aistack:fallback"
 #: Instance refresh launches replacements first, up to twice the nodes; GpuQuota counts it.
 REFRESH_MAX_HEALTHY_PERCENT = 200
 #: Seconds a node may fail health checks right after joining before the group replaces it.

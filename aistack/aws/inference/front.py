@@ -21,6 +21,7 @@ from aistack.aws._base import child_opts, policy_output, stack_id
 from aistack.aws._logs import encrypted_log_group
 from aistack.aws.inference.args import InferenceTierArgs
 from aistack.aws.inference.planning import VersionPlan
+from aistack.contracts.aws import PLAINTEXT_HTTP_TAG
 from aistack.gateway import GatewayConfig
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ __all__ = [
 #: TLS 1.3 with TLS 1.2 fallback, forward-secret ciphers only.
 TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 #: On the load balancer when allow_plaintext_http let it serve confidential data over HTTP.
-PLAINTEXT_HTTP_TAG = "aistack:plaintext-http"
 WAF_MANAGED_RULE_GROUPS = ("AWSManagedRulesCommonRuleSet", "AWSManagedRulesKnownBadInputsRuleSet")
 
 

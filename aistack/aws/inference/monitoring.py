@@ -29,6 +29,7 @@ import pulumi_aws as aws
 from aistack.aws._base import child_opts, stack_id, tags_for
 from aistack.aws.inference.args import InferenceTierArgs
 from aistack.aws.inference.planning import VersionPlan
+from aistack.contracts.aws import ALARM_KIND_TAG
 
 __all__ = [
     "ALARM_KIND_TAG",
@@ -44,7 +45,6 @@ __all__ = [
 
 #: What each alarm watches (latency, error-rate, unhealthy-hosts, model-quality), as a tag
 #: policy rules read.
-ALARM_KIND_TAG = "aistack:alarm-kind"
 ALB_NAMESPACE = "AWS/ApplicationELB"
 ASG_NAMESPACE = "AWS/AutoScaling"
 #: Target 5xx + load balancer 5xx over requests, in per cent (m1, m2, m3 as in the alarm).

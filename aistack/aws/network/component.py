@@ -33,13 +33,13 @@ from aistack.aws._base import child_opts, tags_for
 from aistack.aws.network.args import INTERFACE_ENDPOINTS, TIERS, NetworkArgs
 from aistack.aws.network.flow_logs import flow_logs
 from aistack.aws.network.planning import NetworkPlan, _zones_offering, account_zones, plan
+from aistack.contracts.aws import NETWORK_TIER_TAG
 from aistack.errors import ConfigError
 
 __all__ = ["NETWORK_TIER_TAG", "Network"]
 
 #: What a subnet or security group is for inside the network: a tier, `alb`, `public` or
 #: `endpoints`. Policy rules read it to tell training from inference (S1).
-NETWORK_TIER_TAG = "aistack:network-tier"
 _ALB_PORTS = (443, 80)
 #: What each load balancer port is for: 80 forwards without a certificate and only redirects
 #: to 443 with one, so its rule must not claim HTTPS.

@@ -20,6 +20,7 @@ from aistack.contracts.k8s import (
     GATEWAY_CONF_DIR,
     MODEL_NAME_LABEL,
     MODEL_VERSION_LABEL,
+    REQUEST_LOGGING_ANNOTATION,
     parse_quantity,
 )
 from aistack.gateway import GatewayConfig
@@ -297,7 +298,7 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
     pod_annotations = {
         # A changed gateway config rolls the pods (a ConfigMap change alone would not).
         "aistack.dev/gateway-config-sha256": conf_sha,
-        "aistack.dev/request-logging": args.request_logging,
+        REQUEST_LOGGING_ANNOTATION: args.request_logging,
     }
     if plan.spec.approved_by:
         pod_annotations["aistack.dev/approved-by"] = plan.spec.approved_by

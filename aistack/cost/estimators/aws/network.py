@@ -8,12 +8,13 @@ their own cost with a naive cost of zero, so the two totals compare the same wor
 
 from __future__ import annotations
 
+from aistack._registry import by_token
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimator
 from aistack.cost.baseline import DATASET_READS_PER_MONTH, NAT_INTERNET_GB_PER_MONTH
 from aistack.cost.prices import aws as prices
 from aistack.engine.graph import Resource, StackGraph
 
-NETWORK = "aistack:index:AwsNetwork"
+NETWORK = by_token("AwsNetwork").token
 SUBNET = "aws:ec2/subnet:Subnet"
 LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 

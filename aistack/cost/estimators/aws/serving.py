@@ -19,6 +19,8 @@ A version at weight 0 costs its standby (one warm node, or none) in both.
 from __future__ import annotations
 
 from aistack import catalog
+from aistack._registry import by_token
+from aistack.contracts.aws import GATEWAY_CACHE_TAG, TRAFFIC_WEIGHT_TAG
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimator
 from aistack.cost.baseline import serving_units
 from aistack.cost.prices import aws as prices
@@ -31,9 +33,7 @@ LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 WEB_ACL = "aws:wafv2/webAcl:WebAcl"
 GROUP = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-INFERENCE_TIER = "aistack:index:AwsInferenceTier"
-TRAFFIC_WEIGHT_TAG = "aistack:traffic-weight"
-GATEWAY_CACHE_TAG = "aistack:gateway-cache"
+INFERENCE_TIER = by_token("AwsInferenceTier").token
 
 #: Prompt plus answer through the load balancer, per request: an assumption for LCUs.
 KB_PER_REQUEST = 20

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from aistack import catalog
+from aistack.contracts.k8s import POOL_LABEL
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimator
 from aistack.engine.graph import Resource, StackGraph
 from aistack.queries.gcp import (
@@ -43,7 +44,7 @@ def _region(resource: Resource) -> str | None:
 
 def _pool_label(resource: Resource) -> str | None:
     labels = node_config(resource).get("labels") or {}
-    return labels.get("aistack.dev/pool")
+    return labels.get(POOL_LABEL)
 
 
 @estimator(GKE_NODE_POOL)

@@ -11,12 +11,13 @@ work.
 
 from __future__ import annotations
 
+from aistack._registry import by_token
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimator
 from aistack.cost.baseline import DATASET_READS_PER_MONTH, NAT_INTERNET_GB_PER_MONTH
 from aistack.cost.prices import gcp as prices
 from aistack.engine.graph import Resource, StackGraph
 
-NETWORK = "aistack:index:GcpNetwork"
+NETWORK = by_token("GcpNetwork").token
 #: VMs assumed assigned to the NAT on average over the month (GPU nodes come and go with
 #: training; serving and notebook nodes stay): an assumption, stated in the basis.
 NAT_AVERAGE_VMS = 4

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from aistack import catalog
+from aistack.contracts.k8s import REGION_ANNOTATION
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import as_list, region_of
@@ -32,7 +33,6 @@ NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 INSTANCE = "aws:ec2/instance:Instance"
 KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 #: Where aws.KarpenterGpuPool records a NodePool's region (no Karpenter field holds it).
-REGION_ANNOTATION = "aistack.dev/region"
 
 
 @dataclass

@@ -13,14 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from aistack.config import DATA_CLASSIFICATION_TAG as CLASSIFICATION_TAG
+from aistack.contracts.aws import PLAINTEXT_HTTP_TAG
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import as_list, tags
 from aistack.queries.aws_serving import listeners_of, serving_load_balancers
 
-# Mirror aistack.config and aistack.aws.inference_tier (rules do not import components).
-CLASSIFICATION_TAG = "aistack:data-classification"
-PLAINTEXT_HTTP_TAG = "aistack:plaintext-http"
 ENCRYPT_IN_TRANSIT = frozenset({"confidential", "restricted"})
 # Elastic Load Balancing security policies that allow nothing older than TLS 1.2
 # (ELB User Guide, "Security policies for your Application Load Balancer": the

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aistack.contracts.aws import PERSONAL_DATA_TAG
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import BUCKET, as_list, tags
 
 TRAIL = "aws:cloudtrail/trail:Trail"
-PERSONAL_DATA_TAG = "aistack:personal-data"
 
 
 def _field(selector: dict, name: str) -> dict | None:

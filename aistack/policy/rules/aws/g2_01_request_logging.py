@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aistack.contracts.aws import LOG_CLASSIFICATION_TAG, LOG_RETENTION_TAG, REQUEST_LOGGING_TAG
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_serving import serving_templates
 
-REQUEST_LOGGING_TAG = "aistack:request-logging"
-LOG_CLASSIFICATION_TAG = "aistack:log-data-classification"
-LOG_RETENTION_TAG = "aistack:log-retention-days"
 MODES = ("none", "metadata", "full")
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aistack.config import ENVIRONMENT_TAG
+from aistack.contracts.aws import APPROVED_BY_TAG
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_serving import serving_templates
-
-APPROVED_BY_TAG = "aistack:approved-by"
-ENVIRONMENT_TAG = "aistack:environment"
 
 
 @rule(

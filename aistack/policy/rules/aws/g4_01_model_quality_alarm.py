@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aistack.contracts.aws import ALARM_KIND_TAG
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_alarms import ALARM, metrics_of
 from aistack.queries.aws_serving import TIER_TAG, serving_load_balancers
-
-ALARM_KIND_TAG = "aistack:alarm-kind"
 
 
 def is_quality_alarm(alarm: Resource) -> bool:

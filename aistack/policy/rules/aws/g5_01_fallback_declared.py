@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aistack.contracts.aws import FALLBACK_TAG
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_serving import serving_templates
 
-FALLBACK_TAG = "aistack:fallback"
 FALLBACKS = ("error", "previous_version")
 
 

@@ -2,12 +2,11 @@
 
 from collections.abc import Iterator
 
+from aistack.config import THIRD_PARTY_TAG as TAG
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_residency import STATEFUL
-
-TAG = "aistack:third-party-services"
 
 
 @rule(

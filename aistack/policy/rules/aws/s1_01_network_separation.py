@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from aistack.config import WORKLOAD_TAG
+from aistack.contracts.aws import NETWORK_TIER_TAG
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import as_list
@@ -25,7 +26,6 @@ from aistack.queries.aws_capacity import (
     subnets_by_id,
 )
 
-NETWORK_TIER_TAG = "aistack:network-tier"  # mirrors aistack.aws.network.NETWORK_TIER_TAG
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 LEGACY_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"

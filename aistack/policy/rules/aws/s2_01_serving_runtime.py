@@ -14,15 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from aistack.contracts.aws import RUNTIME_TAG, SERVING_IMAGE_TAG
 from aistack.contracts.images import reference_problem
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_serving import serving_templates
 
-# Mirror aistack.aws.inference_tier (rules do not import components).
-RUNTIME_TAG = "aistack:runtime"
-SERVING_IMAGE_TAG = "aistack:serving-image"
 OPTIMISED_RUNTIMES = frozenset({"vllm", "triton", "tensorrt-llm"})
 _RUNTIME_IN_NAME = re.compile(r"vllm|tritonserver|tensorrt-?llm|trtllm")
 

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from aistack.contracts.aws import MAX_SERVING_NODES
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.aws_serving import serving_groups
-
-#: Mirrors aistack.aws._inference_args.MAX_NODES.
-MAX_SERVING_NODES = 100
 
 
 def _int(value: Any) -> int | None:  # noqa: ANN401 - any recorded value; int() decides

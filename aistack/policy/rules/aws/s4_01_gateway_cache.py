@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aistack.contracts.aws import GATEWAY_CACHE_TAG
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_serving import serving_templates
-
-GATEWAY_CACHE_TAG = "aistack:gateway-cache"
 
 
 @rule(

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aistack.contracts.aws import MODEL_VERSION_TAG
+from aistack.contracts.model_versions import MOVING_LABELS
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import tags
 from aistack.queries.aws_serving import serving_templates
-
-MODEL_VERSION_TAG = "aistack:model-version"
-#: Mirrors aistack.aws._inference_args.MOVING_LABELS.
-MOVING_LABELS = frozenset({"latest", "current", "stable", "head", "newest", "default"})
 
 
 @rule(

@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 from decimal import Decimal
 
+from aistack.contracts.k8s import POOL_LABEL
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s import (
@@ -28,7 +29,7 @@ def _declared(graph: StackGraph) -> dict[str, tuple[Decimal, str]]:
     for pool in graph.of_type(_NODE_POOL):
         spec = pool.inputs.get("spec") or {}
         labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
-        if "aistack.dev/pool" in labels:
+        if POOL_LABEL in labels:
             pools.append((pool, labels, spec.get("limits") or {}))
     for flavor in kueue_objects(graph, "ResourceFlavor"):
         metadata = metadata_of(flavor)
@@ -41,7 +42,7 @@ def _declared(graph: StackGraph) -> dict[str, tuple[Decimal, str]]:
             )
         labels = (flavor.inputs.get("spec") or {}).get("nodeLabels") or {}
         for pool, pool_labels, limits in pools:
-            if not name or labels.get("aistack.dev/pool") != pool_labels["aistack.dev/pool"]:
+            if not name or labels.get(POOL_LABEL) != pool_labels[POOL_LABEL]:
                 continue
             if any(pool_labels.get(key, value) != value for key, value in labels.items()):
                 continue

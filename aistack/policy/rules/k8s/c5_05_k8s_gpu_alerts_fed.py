@@ -3,6 +3,7 @@ the labels the alerts select on."""
 
 from collections.abc import Iterator
 
+from aistack.contracts.k8s import DCGM_SCRAPE_ANNOTATION as DCGM_SCRAPE
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s_alerts import (
@@ -17,7 +18,6 @@ from aistack.queries.k8s_alerts import (
 #: Set by k8s.GpuMonitoring on its rules: who scrapes the exporter when the stack does not
 #: ('installer': the GPU Operator's or the chart's own ServiceMonitor; 'gke-managed': GKE's
 #: managed DCGM package, which deploys its own ClusterPodMonitoring).
-DCGM_SCRAPE = "aistack.dev/dcgm-scrape"
 _OUTSIDE = ("installer", "gke-managed")
 
 

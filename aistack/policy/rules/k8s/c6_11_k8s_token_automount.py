@@ -2,13 +2,13 @@
 
 from collections.abc import Iterator
 
+from aistack.contracts.k8s import NEEDS_API_TOKEN_ANNOTATION as NEEDS_API_TOKEN
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s import SERVICE_ACCOUNT, metadata_of
 
 #: The annotation with which a ServiceAccount declares that its pods call the Kubernetes
 #: API (k8s.TeamNamespace sets it for `needsApiToken: true`).
-NEEDS_API_TOKEN = "aistack.dev/needs-api-token"
 
 
 @rule(

@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from aistack.contracts.k8s import ENFORCES_LABEL
+from aistack.contracts.k8s import MANAGED_LABEL as MANAGED
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s import NAMESPACE, manifest, metadata_of, selector_matches
 
 POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
-MANAGED = "aistack.dev/managed"
 
 
 def enforcing_bindings(

@@ -2,11 +2,10 @@
 
 from collections.abc import Iterator
 
+from aistack.contracts.k8s import REQUEST_LOGGING_ANNOTATION as LOGGING
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s_serving import serving_workloads
-
-LOGGING = "aistack.dev/request-logging"
 
 
 @rule(

@@ -3,11 +3,10 @@
 import json
 from collections.abc import Iterator
 
+from aistack.contracts.k8s import THIRD_PARTY_ANNOTATION as ANNOTATION
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s import NAMESPACE, SYSTEM_NAMESPACES, metadata_of, namespace_of
-
-ANNOTATION = "aistack.dev/third-party-services"
 
 
 @rule(

@@ -3,12 +3,12 @@
 import re
 from collections.abc import Iterator
 
+from aistack.contracts.k8s import PRIVILEGED_BECAUSE_ANNOTATION as PRIVILEGED_BECAUSE
 from aistack.engine.graph import StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s import NAMESPACE, SYSTEM_NAMESPACES, metadata_of, namespace_of
 
 #: The annotation that declares why a namespace of node agents may not be restricted.
-PRIVILEGED_BECAUSE = "aistack.dev/privileged-because"
 #: A Kubernetes minor version (`v1.30`); `latest` or no version follows the cluster.
 _PINNED = re.compile(r"v1\.\d+")
 
