@@ -70,7 +70,11 @@ def imported(path: Path, name: str, known: dict[str, Path]) -> Iterator[tuple[st
     (`from aistack.errors import Problems` is `aistack.errors`)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Call) and _names_a_module(node):
+            # `importlib.import_module("aistack.x")`, `__import__(...)`, and
+            # `resources.files("aistack.x")` (reading a package's files loads the package).
+            targets = [node.args[0].value]  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
@@ -85,8 +89,26 @@ def imported(path: Path, name: str, known: dict[str, Path]) -> Iterator[tuple[st
         for target in targets:
             while target and target not in known:
                 target = target.rpartition(".")[0]
-            if target.startswith("aistack") and target != name:
+            # A module reading its own package's files needs nothing it has not loaded.
+            own = isinstance(node, ast.Call) and (name + ".").startswith(target + ".")
+            if target.startswith("aistack") and target != name and not own:
                 yield target, node.lineno
+
+
+#: Calls whose first argument, a string, names a module they load.
+MODULE_LOADERS = frozenset({"import_module", "__import__", "files"})
+
+
+def _names_a_module(call: ast.Call) -> bool:
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return (
+        called in MODULE_LOADERS
+        and bool(call.args)
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+        and call.args[0].value.startswith("aistack")
+    )
 
 
 def graph() -> dict[str, dict[str, int]]:
@@ -111,6 +133,16 @@ def test_every_top_level_module_has_a_floor():
     assert tops - set(FLOOR_OF) == set(), "add each new top-level module to FLOORS"
 
 
+#: Crossings kept on purpose, each with its reason; the test fails on any other and on an
+#: entry that is gone.
+KEPT_CROSSINGS = {
+    # serve.sh is read from aistack/aws/serving/, where every rendered serving boot script
+    # says it is documented: moving it changes every serving node's user data, so it moves
+    # with the next deliberate change of those scripts.
+    ("aistack.node.serving", "aistack.aws"),
+}
+
+
 def test_imports_point_down_the_floors():
     upward = []
     for name, targets in graph().items():
@@ -119,7 +151,7 @@ def test_imports_point_down_the_floors():
             continue
         for target, line in targets.items():
             goal = top(target)
-            if goal == source or not goal:
+            if goal == source or not goal or (name, target) in KEPT_CROSSINGS:
                 continue
             if goal in DEPRECATED_ALIASES:
                 upward.append(f"{name}:{line} imports the deprecated alias {target}")
@@ -127,6 +159,9 @@ def test_imports_point_down_the_floors():
                 kind = "a peer" if FLOOR_OF[goal] == FLOOR_OF[source] else "a higher floor"
                 upward.append(f"{name}:{line} imports {target}, {kind}")
     assert upward == []
+    edges = graph()
+    gone = {(name, target) for name, target in KEPT_CROSSINGS if target not in edges[name]}
+    assert gone == set(), "a kept crossing is gone: drop it from KEPT_CROSSINGS"
 
 
 def test_no_import_circles():
@@ -139,6 +174,8 @@ def test_no_import_circles():
         state[node] = 1
         stack.append(node)
         for target in sorted(edges.get(node, {})):
+            if (node, target) in KEPT_CROSSINGS:
+                continue
             if state.get(target) == 1:
                 circles.append([*stack[stack.index(target) :], target])
             elif target not in state:
@@ -198,6 +235,8 @@ def test_private_modules_are_imported_only_from_their_own_package():
     [
         ("from aistack.cli import main\n", "aistack.queries.x", "a higher floor"),
         ("from aistack.gcp import Network\n", "aistack.aws.x", "a peer"),
+        ("importlib.import_module('aistack.cli')\n", "aistack.queries.x", "by name"),
+        ("resources.files('aistack.aws').joinpath('x')\n", "aistack.node.x", "read"),
     ],
 )
 def test_the_floor_check_sees_an_upward_import(tmp_path, source, importer, problem):

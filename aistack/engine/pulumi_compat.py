@@ -43,6 +43,8 @@ from pulumi.runtime.proto import source_pb2
 from aistack.errors import AistackError
 
 __all__ = [
+    "SECRET_SIG",
+    "SECRET_SIG_KEY",
     "SUPPORTED",
     "TESTED_WITH",
     "MocksMonitor",
@@ -63,6 +65,11 @@ TESTED_WITH = "3.272.0"
 #: The SDK releases the engine supports: pyproject.toml's bound on `pulumi`, which must
 #: say the same (tests/engine/test_pulumi_compat.py).
 SUPPORTED = ">=3.272,<3.273"
+#: How Pulumi's wire format marks a secret value in recorded inputs: `{SECRET_SIG_KEY:
+#: SECRET_SIG, "value": v}` (pulumi.runtime.rpc `_special_sig_key`, `_special_secret_sig`);
+#: the queries that reveal secrets read it. Checked against the SDK below.
+SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 
 
 class UnsupportedPulumiError(AistackError, RuntimeError):
@@ -90,6 +97,13 @@ def _parameters(*names: str) -> Callable[[Any], str | None]:
         if found != list(names):
             return f"takes ({', '.join(found)}), expected ({', '.join(names)})"
         return None
+
+    return problem
+
+
+def _equals(expected: object) -> Callable[[Any], str | None]:
+    def problem(value: Any) -> str | None:
+        return None if value == expected else f"is {value!r}, expected {expected!r}"
 
     return problem
 
@@ -139,6 +153,8 @@ def _any(value: Any) -> str | None:
 #: time. Each entry is used below, where it says why.
 _RELIED_ON: tuple[tuple[str, str, Callable[[Any], str | None]], ...] = (
     ("pulumi.runtime.stack", "wait_for_rpcs", _parameters("await_all_outstanding_tasks")),
+    ("pulumi.runtime.rpc", "_special_sig_key", _equals(SECRET_SIG_KEY)),
+    ("pulumi.runtime.rpc", "_special_secret_sig", _equals(SECRET_SIG)),
     ("pulumi.runtime.stack", "run_pulumi_func", _reads_global("wait_for_rpcs")),
     ("pulumi.runtime.resource", "_get_stack_trace", _parameters()),
     ("pulumi.runtime.proto.source_pb2", "StackTrace", _any),

@@ -23,6 +23,10 @@ _EXPORTS = {
     "WorkloadAccount": "aistack.k8s.team_namespace",
     "EgressAllow": "aistack.k8s.team_namespace",
     "QueueFlavor": "aistack.k8s.training_queue",
+    # Governance as this stack's labels and annotations, for a team's own objects beside
+    # the components' (stacks/kubernetes-operators labels its operators so).
+    "labels_for": "aistack.k8s._base",
+    "annotations_for": "aistack.k8s._base",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -30,6 +34,8 @@ __all__ = sorted(_EXPORTS)
 # What a type checker sees (`X as X`: an explicit re-export, since __all__ is computed);
 # at run time the lazy exports below. tests/test_typed_api.py keeps the two equal.
 if TYPE_CHECKING:
+    from aistack.k8s._base import annotations_for as annotations_for
+    from aistack.k8s._base import labels_for as labels_for
     from aistack.k8s._inference_args import InferenceServiceArgs as InferenceServiceArgs
     from aistack.k8s.gpu_monitoring import GpuMonitoring as GpuMonitoring
     from aistack.k8s.gpu_monitoring import GpuMonitoringArgs as GpuMonitoringArgs

@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from aistack.engine.graph import Resource, StackGraph
+from aistack.engine.pulumi_compat import SECRET_SIG as _SECRET_SIG
+from aistack.engine.pulumi_compat import SECRET_SIG_KEY as _SIG_KEY
 
 BUCKET = "aws:s3/bucket:Bucket"
 
@@ -40,12 +42,6 @@ def as_list(value: Any) -> list[Any]:
     if value is None:
         return []
     return list(value) if isinstance(value, list | tuple) else [value]
-
-
-#: How Pulumi's wire format marks a secret value: `{<sig key>: <secret sig>, "value": v}`
-#: (pulumi.runtime.rpc `_special_sig_key`, `_special_secret_sig`).
-_SIG_KEY = "4dabf18193072939515e22adb298388d"
-_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 
 
 def revealed(value: Any) -> Any:

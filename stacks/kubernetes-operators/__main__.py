@@ -36,8 +36,7 @@ from pydantic import Field, field_validator, model_validator
 
 from aistack.config import AistackModel, Governance, parse_all
 from aistack.contracts.k8s import OLDEST_KUBERNETES
-from aistack.k8s import EgressAllow
-from aistack.k8s._base import annotations_for, labels_for
+from aistack.k8s import EgressAllow, annotations_for, labels_for
 
 #: The releases installed here. `crds` is the directory of aistack/scan/data/crds whose
 #: CRDs the components render against (tests/test_kubernetes_operators.py proves each
