@@ -22,6 +22,7 @@ __all__ = [
     "AwsInstanceProfile",
     "AwsNetwork",
     "AwsRole",
+    "AwsServingNetwork",
     "AwsWorkloadIdentity",
     "FALLBACK_TAG",
     "GATEWAY_CACHE_TAG",
@@ -51,6 +52,18 @@ class AwsNetwork(TieredNetwork, Protocol):
     def subnet_ids(self, tier: str) -> pulumi.Input[Sequence[pulumi.Input[str]]]: ...
 
     def security_group_id(self, tier: str) -> pulumi.Input[str]: ...
+
+
+class AwsServingNetwork(AwsNetwork, Protocol):
+    """What aws.InferenceTier also reads: the load balancer's subnets and security group.
+    (Its CIDR block, its plan and whether the balancer is internal are read when the
+    network has them: a stand-in built from ids may not.)"""
+
+    @property
+    def alb_subnet_ids(self) -> pulumi.Input[Sequence[pulumi.Input[str]]]: ...
+
+    @property
+    def alb_security_group_id(self) -> pulumi.Input[str] | None: ...
 
 
 class AwsRole(Protocol):

@@ -873,6 +873,49 @@ def test_a_models_bucket_of_another_kind_is_refused():
     assert caught.value.fields == ["serve.models"]
 
 
+def test_missing_wiring_is_one_config_error_naming_each_keyword():
+    # The wiring keywords are optional in the signature, as on GCP, so leaving one out is
+    # the same clear ConfigError as any bad field, not Python's TypeError.
+    def program():
+        aistack_aws.InferenceTier("serve", tier_args())
+
+    with pytest.raises(ConfigError) as caught:
+        run(program)
+    assert {"serve.network", "serve.identity", "serve.models"} <= set(caught.value.fields)
+
+
+def test_a_network_without_a_load_balancer_security_group_is_refused():
+    # What a network built from ids (the component package's wiring) lacks when its
+    # albSecurityGroupId is left out: the load balancer could not be created.
+    class Ids:
+        vpc_id = "vpc-1"
+        alb_subnet_ids = ["subnet-a", "subnet-b"]
+        alb_security_group_id = None
+
+        def zones(self, tier):
+            return []
+
+        def subnet_ids(self, tier):
+            return ["subnet-c"]
+
+        def security_group_id(self, tier):
+            return "sg-1"
+
+    def program():
+        identity = aistack_aws.WorkloadIdentity("id", {"governance": GOVERNANCE})
+        models = aistack_aws.DatasetBucket(
+            "models", {"kind": "models", "region": "us-east-1", "governance": GOVERNANCE}
+        )
+        aistack_aws.InferenceTier(
+            "serve", tier_args(), network=Ids(), identity=identity, models=models
+        )
+
+    with pytest.raises(ConfigError) as caught:
+        run(program)
+    assert caught.value.fields == ["serve.network"]
+    assert "load balancer security group" in caught.value.problems[0].message
+
+
 def test_a_mutable_image_tag_is_refused():
     error = refusal(image="vllm/vllm-openai:latest")
     assert any("image" in field for field in error.fields)

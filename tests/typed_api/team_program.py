@@ -192,3 +192,11 @@ def a_training_pool(
         dataset=data,
         checkpoints=checkpoints,
     )
+
+
+def an_inference_tier(
+    network: aws.Network, identity: aws.WorkloadIdentity, models: aws.DatasetBucket
+) -> aws.InferenceTier:
+    return aws.InferenceTier(
+        "serve", {"region": "us-east-1"}, network=network, identity=identity, models=models
+    )

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pulumi
 import pulumi_aws as aws
@@ -55,7 +55,12 @@ from aistack.contracts.aws import (
     STANDBY_TAG,
     TIER_TAG,
     TRAFFIC_WEIGHT_TAG,
+    AwsInstanceProfile,
+    AwsRole,
+    AwsServingNetwork,
+    AwsWorkloadIdentity,
 )
+from aistack.gateway import GatewayConfig
 
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
@@ -96,16 +101,17 @@ ASG_METRICS = (
 )
 
 
-def _ready(network: Any) -> list[pulumi.Resource]:
+def _ready(network: AwsServingNetwork) -> list[pulumi.Resource]:
     """What nodes must wait for: the whole network component when one is given."""
     return [network] if isinstance(network, pulumi.Resource) else []
 
 
-def _alb_cidrs(network: Any) -> tuple[str, ...]:
+def _alb_cidrs(network: AwsServingNetwork) -> tuple[str, ...]:
     """The load balancer subnets' blocks: the only sources whose X-Forwarded-For is trusted."""
     layout = getattr(network, "plan", None)
     if layout is None:
-        return (str(network.cidr_block),) if getattr(network, "cidr_block", None) else ()
+        block = getattr(network, "cidr_block", None)
+        return (str(block),) if block else ()
     kind = "public" if layout.alb_public else "alb"
     return tuple(layout.cidrs[(kind, zone)] for zone in layout.alb_zones)
 
@@ -137,21 +143,29 @@ class InferenceTier(pulumi.ComponentResource):
         args: InferenceTierArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        network: Any,
-        identity: Any,
-        models: DatasetBucket,
+        network: AwsServingNetwork | None = None,
+        identity: AwsWorkloadIdentity | None = None,
+        models: DatasetBucket | None = None,
         logs: DatasetBucket | None = None,
         alarm_topic_arn: pulumi.Input[str] | None = None,
     ) -> None:
         """`alarm_topic_arn` (e.g. `budget.alert_topic_arn`) may be an Output; the args field
         of the same name takes a literal ARN from config."""
+
         # Everything is checked, and every version planned, before anything exists.
+        def checks(valid: InferenceTierArgs) -> tuple[list[VersionPlan], GatewayConfig]:
+            # Run only with every wiring keyword given (validate_with checks them first).
+            assert network is not None and models is not None
+            return plan_tier(name, valid, network, models, logs)
+
         args, (versions, gateway) = InferenceTierArgs.validate_with(
             args,
-            lambda valid: plan_tier(name, valid, network, models, logs),
+            checks,
             where=name,
             wiring={"network": network, "identity": identity, "models": models},
         )
+        # validate_with refused any of them missing, naming the keyword.
+        assert network is not None and identity is not None and models is not None
         super().__init__(
             TOKEN,
             name,
@@ -224,7 +238,10 @@ class InferenceTier(pulumi.ComponentResource):
         self.log_group_name = self.log_group.name
 
     def _serve_versions(
-        self, network: Any, instance_profile: aws.iam.InstanceProfile, models: DatasetBucket
+        self,
+        network: AwsServingNetwork,
+        instance_profile: AwsInstanceProfile,
+        models: DatasetBucket,
     ) -> None:
         # Every version's nodes, then the listener that forwards to all of them, then each
         # version's scaling, which AWS accepts only once its target group is forwarded to.
@@ -363,8 +380,8 @@ class InferenceTier(pulumi.ComponentResource):
     def _serve_version(
         self,
         plan: VersionPlan,
-        network: Any,
-        instance_profile: aws.iam.InstanceProfile,
+        network: AwsServingNetwork,
+        instance_profile: AwsInstanceProfile,
         models: DatasetBucket,
         trusted: tuple[str, ...],
     ) -> None:
@@ -527,7 +544,7 @@ class InferenceTier(pulumi.ComponentResource):
             opts=child_opts(self, depends_on=[self.listener]),
         )
 
-    def _node_policy(self, role: aws.iam.Role) -> aws.iam.RolePolicy:
+    def _node_policy(self, role: AwsRole) -> aws.iam.RolePolicy:
         group_arns = [group.arn for group in self.groups.values()]
         return aws.iam.RolePolicy(
             f"{self._name}-node",

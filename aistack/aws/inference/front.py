@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import pulumi
 import pulumi_aws as aws
@@ -21,7 +21,7 @@ from aistack.aws._base import child_opts, policy_output, stack_id
 from aistack.aws._logs import encrypted_log_group
 from aistack.aws.inference.args import InferenceTierArgs
 from aistack.aws.inference.planning import VersionPlan
-from aistack.contracts.aws import PLAINTEXT_HTTP_TAG
+from aistack.contracts.aws import PLAINTEXT_HTTP_TAG, AwsServingNetwork
 from aistack.gateway import GatewayConfig
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def load_balancer(
     name: str,
     args: InferenceTierArgs,
     *,
-    network: Any,
+    network: AwsServingNetwork,
     logs: DatasetBucket | None,
     gateway: GatewayConfig,
     tags: dict[str, str],
@@ -93,7 +93,8 @@ def load_balancer(
         load_balancer_type="application",
         internal=not args.public,
         subnets=network.alb_subnet_ids,
-        security_groups=[network.alb_security_group_id],
+        # Not None: plan_tier refuses a network without one.
+        security_groups=[cast(pulumi.Input[str], network.alb_security_group_id)],
         drop_invalid_header_fields=True,
         # Longer than the gateway waits for the model, so a long non-streamed
         # generation is not cut by the load balancer first.

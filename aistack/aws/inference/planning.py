@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aistack import catalog
 from aistack.aws._node import offer_in_region
 from aistack.aws.inference.args import InferenceTierArgs, ModelVersion
+from aistack.contracts.aws import AwsServingNetwork
 from aistack.contracts.model_versions import check_full_logging
 from aistack.contracts.serving import check_versions
 from aistack.errors import ConfigError, Problems
@@ -58,7 +59,7 @@ class VersionPlan:
 def plan_tier(
     name: str,
     args: InferenceTierArgs,
-    network: Any,
+    network: AwsServingNetwork,
     models: DatasetBucket,
     logs: DatasetBucket | None,
 ) -> tuple[list[VersionPlan], GatewayConfig]:
@@ -148,7 +149,7 @@ def plan_tier(
 def _check_wiring(
     name: str,
     args: InferenceTierArgs,
-    network: Any,
+    network: AwsServingNetwork,
     models: DatasetBucket,
     logs: DatasetBucket | None,
     problems: Problems,
@@ -165,6 +166,15 @@ def _check_wiring(
     except ConfigError as error:
         for problem in error.problems:
             problems.add(f"{name}.network", problem.message, problem.fix)
+    else:
+        if network.alb_security_group_id is None:
+            problems.add(
+                f"{name}.network",
+                "has no load balancer security group, so the tier's load balancer could "
+                "not be created.",
+                "pass a network with an inference tier (aws.Network builds its load "
+                "balancer's security group with it), or its albSecurityGroupId.",
+            )
     if models.args.kind != "models":
         problems.add(
             f"{name}.models",
@@ -188,7 +198,7 @@ def _check_wiring(
 
 
 def _check_instance_types(
-    name: str, args: InferenceTierArgs, network: Any, problems: Problems
+    name: str, args: InferenceTierArgs, network: AwsServingNetwork, problems: Problems
 ) -> dict[str, catalog.InstanceType]:
     wanted = {args.instance_type: f"{name}.instanceType"}
     for index, spec in enumerate(args.versions):
@@ -250,7 +260,9 @@ def _check_versions(
     return versions
 
 
-def _gateway(name: str, args: InferenceTierArgs, network: Any, problems: Problems) -> GatewayConfig:
+def _gateway(
+    name: str, args: InferenceTierArgs, network: AwsServingNetwork, problems: Problems
+) -> GatewayConfig:
     gateway = args.gateway
     port = getattr(getattr(network, "args", None), "gateway_port", gateway.listen_port)
     chosen = gateway.model_fields_set
