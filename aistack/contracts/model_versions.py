@@ -2,7 +2,7 @@
 newest, not a version, so two replicas started an hour apart can serve different models
 under it and nobody can say which one answered.
 
-Shared by aws.InferenceTier (`aistack.aws._inference_args` re-exports it), the serving
+Shared by aws.InferenceTier (`aistack.aws.inference` re-exports it), the serving
 rules and k8s.ImagePolicy, whose admission policy refuses serving pods labelled with one.
 """
 

@@ -1,6 +1,6 @@
 """Arguments of `gcp.InferenceTier`, and the plan made from them before any resource exists.
 
-As on AWS (aistack/aws/_inference_args.py), everything a stack can get wrong is checked in
+As on AWS (aistack/aws/inference/args.py), everything a stack can get wrong is checked in
 one pass, so `pulumi up` fails with one ConfigError naming every bad field: explicit
 versions (S7) whose weights sum to 100, bounds per version (the cost cap, S3), a machine
 type the region and the network's inference zones offer (C2), the wiring (network with an

@@ -1,6 +1,6 @@
 """`gcp.InferenceTier`: explicit model versions on GPU VMs behind an Envoy-based regional
 application load balancer with a Cloud Armor throttle. The Google Cloud twin of
-`aws.InferenceTier` (docs/components/gcp-inference-tier.md says why each choice).
+`aws.InferenceTier` (docs/components/gcp/inference-tier.md says why each choice).
 
 Per model version (S7), keyed by the version, never by list position: a regional instance
 template (on-demand GPU VMs, shielded, no external IP, OS Login, the inference tier's own

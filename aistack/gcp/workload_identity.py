@@ -21,7 +21,7 @@ default.
 Workload identity pools and providers are soft-deleted for 30 days on delete, and their ids
 stay reserved meanwhile: the ids carry `id_suffix`, so a stack destroyed and brought up
 again within 30 days either undeletes them or moves to a new suffix
-(docs/components/gcp-workload-identity.md says how).
+(docs/components/gcp/workload-identity.md says how).
 """
 
 from __future__ import annotations

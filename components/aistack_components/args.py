@@ -1112,7 +1112,7 @@ class AwsInferenceTierArgs(TypedDict):
     fallback: NotRequired[AwsInferenceTierFallback]
     """What a node answers while its model server is down (G5): 'error' (default) is a JSON 503
     with Retry-After, while the node is replaced. 'previous_version' is refused on AWS; see
-    docs/components/inference-tier.md. Default: "error".
+    docs/components/aws/inference-tier.md. Default: "error".
     """
     gateway: NotRequired[GatewayConfig]
     """The nginx gateway on every node (rate limit, concurrency cap, cache); its listen port is

@@ -250,7 +250,7 @@ class InferenceTierArgs(AistackModel):
         "error",
         description="What a node answers while its model server is down (G5): 'error' "
         "(default) is a JSON 503 with Retry-After, while the node is replaced. "
-        "'previous_version' is refused on AWS; see docs/components/inference-tier.md.",
+        "'previous_version' is refused on AWS; see docs/components/aws/inference-tier.md.",
     )
     gateway: GatewayConfig = Field(
         default_factory=GatewayConfig,

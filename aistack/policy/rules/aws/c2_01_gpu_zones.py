@@ -3,7 +3,7 @@
 A Batch compute environment or Auto Scaling group whose subnet is in a zone without its GPU
 type never gets capacity there: jobs wait, scaling fails, and nothing says why. Zones are
 checked against the aistack catalog (offline; real accounts map zone names differently, see
-docs/components/network.md).
+docs/components/aws/network.md).
 
 For capacity with several types, a subnet is fine if its zone offers at least one of them
 (the fleet places each type where it exists); it fails if its zone offers none, and a type
