@@ -2,7 +2,7 @@
 own test would (`engine.run_project`), and is handed the session's preview of it.
 
 The session's scans job previews every example stack's `dev` stack and publishes the graphs
-(tests/previews.py); running them again here cost about 2 s of CPU (these modules' engine
+(tests/_harness/previews.py); running them again here cost about 2 s of CPU (these modules' engine
 CPU over the whole suite: 3.3 s in 25 runs before, 1.4 s in 13 after). A preview is a value
 (tests/engine/test_digest.py holds each stack's digest), so the copy is what the test's own
 run would record. A stack copied to a temporary directory runs as before; another stack
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from aistack import engine
-from tests import previews
+from tests._harness import previews
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -6,8 +6,7 @@ import sys
 import pytest
 
 from aistack import engine
-from tests import collector, previews, session_jobs, xdist_groups
-from tests.policy import verdict_coverage
+from tests._harness import collector, previews, session_jobs, verdict_coverage, xdist_groups
 
 
 def _rewrite_the_asserts_of_test_code_only() -> None:
@@ -42,11 +41,12 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 @pytest.fixture
 def example_previews(monkeypatch):
     """`aistack.engine.run_project` gives each example stack's preview from one run per
-    process, as a copy (tests/previews.py): for the tests that preview one through the CLI."""
+    process, as a copy (tests/_harness/previews.py): for the tests that preview one
+    through the CLI."""
     monkeypatch.setattr(engine, "run_project", previews.run_project)
 
 
-# The session's background jobs (tests/session_jobs.py): started by the process that
+# The session's background jobs (tests/_harness/session_jobs.py): started by the process that
 # schedules the tests (the xdist controller, or the only one), as the session starts or,
 # with -k/-m, once the tests are known.
 def pytest_configure(config):

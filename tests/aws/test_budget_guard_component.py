@@ -15,7 +15,7 @@ from aistack.aws.lambdas.budget_guard import (
     REQUIRED_ACTIONS,
 )
 from aistack.errors import ConfigError
-from tests.shared_graphs import shared
+from tests._harness.shared_graphs import shared
 
 from .conftest import GOVERNANCE, run_in_us_east_1
 

@@ -8,7 +8,7 @@ import pytest
 from aistack import aws as aistack_aws
 from aistack.aws.dataset_bucket import LIFECYCLE_DEFAULTS
 from aistack.errors import ConfigError
-from tests.shared_graphs import shared
+from tests._harness.shared_graphs import shared
 
 from .conftest import GOVERNANCE, run_in_us_east_1
 

@@ -18,7 +18,7 @@ from aistack.aws.inference.front import TLS_POLICY
 from aistack.errors import ConfigError
 from aistack.gateway import GatewayConfig
 from aistack.gateway.local import NGINX_MISSING, find_nginx
-from tests.shared_graphs import shared
+from tests._harness.shared_graphs import shared
 
 from .conftest import GOVERNANCE
 

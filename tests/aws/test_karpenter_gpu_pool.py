@@ -23,9 +23,9 @@ from aistack.errors import ConfigError
 from aistack.queries.k8s import custom_manifests
 from aistack.scan import SkipList, iam
 from aistack.scan.crd_schemas import validate_custom_resource
-from tests import checkov_service
+from tests._harness import checkov_service
+from tests._harness.shared_graphs import shared
 from tests.aws.conftest import GOVERNANCE, run_in_us_east_1
-from tests.shared_graphs import shared
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -426,7 +426,7 @@ def test_helm_values_name_the_cluster_the_queue_and_the_service_account(pool_run
 def test_iam_documents_pass_the_action_database_and_checkov_finds_nothing(default_pool):
     graph, _ = default_pool
     assert iam.check_graph(graph) == []
-    # run_checkov(graph), its checkov the session's service (tests/checkov_service.py).
+    # run_checkov(graph), its checkov the session's service (tests/_harness/checkov_service.py).
     result = checkov_service.scan(graph)
     assert result.resource_count == len(
         [r for r in graph.resources if r.custom and r.type.startswith("aws:")]

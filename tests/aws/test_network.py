@@ -13,7 +13,7 @@ from aistack import catalog, cost, policy
 from aistack.aws.network import INTERFACE_ENDPOINTS, NETWORK_TIER_TAG
 from aistack.aws.network import planning as network_module
 from aistack.errors import ConfigError
-from tests.shared_graphs import shared
+from tests._harness.shared_graphs import shared
 
 from .conftest import GOVERNANCE, run_in_us_east_1
 

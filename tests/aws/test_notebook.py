@@ -7,7 +7,7 @@ import pytest
 from aistack import aws as aistack_aws
 from aistack import cost
 from aistack.errors import ConfigError
-from tests.shared_graphs import shared
+from tests._harness.shared_graphs import shared
 
 from .conftest import GOVERNANCE, run_in_us_east_1
 

@@ -16,9 +16,9 @@ from pulumi.provider.experimental.component import ComponentInitError
 from aistack import engine, gcp, k8s
 from aistack.engine.gcp_cloud import missing_api_dependencies
 from aistack.errors import ConfigError
+from tests._harness.shared_graphs import shared
 from tests.components.test_construct import _floats
 from tests.gcp.conftest import GOVERNANCE, PROJECT
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("components-gcp_every_component")

@@ -177,9 +177,9 @@ def _graphs(run_project: Any = engine.run_project) -> dict[str, StackGraph]:
 
 @pytest.fixture(scope="module")
 def graphs() -> dict[str, StackGraph]:
-    # The example stacks as tests/previews.py hands them to every other test: copies of
+    # The example stacks as tests/_harness/previews.py hands them to every other test: copies of
     # the session's one real run of each, which is what the digests must hold.
-    from tests import previews
+    from tests._harness import previews
 
     return _graphs(previews.run_project)
 

@@ -9,8 +9,8 @@ from aistack import gcp
 from aistack.engine.gcp_cloud import missing_api_dependencies
 from aistack.errors import ConfigError
 from aistack.gcp.dataset_bucket import LIFECYCLE_DEFAULTS
+from tests._harness.shared_graphs import shared
 from tests.gcp.conftest import GOVERNANCE, run_stack
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("gcp-dataset_bucket")

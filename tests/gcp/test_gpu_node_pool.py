@@ -5,9 +5,9 @@ import pytest
 from aistack import gcp
 from aistack.engine.gcp_cloud import SimulatedGcpError, missing_api_dependencies
 from aistack.errors import ConfigError
+from tests._harness.shared_graphs import shared
 from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.gcp.test_gke_cluster import PROJECT, cluster_args
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("gcp-gpu_node_pool")

@@ -16,9 +16,9 @@ from aistack.errors import ConfigError
 from aistack.gateway.local import NGINX_MISSING, find_nginx
 from aistack.gateway.serving import serving_nginx_conf
 from aistack.gcp._inference_node import unpack_startup_script
+from tests._harness.shared_graphs import shared
 from tests.gcp.conftest import GOVERNANCE, run_stack
 from tests.gcp.test_network import ACCOUNTS
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("gcp-inference_tier")

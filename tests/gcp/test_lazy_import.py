@@ -2,12 +2,12 @@
 is free, and a program on one cloud never imports the other's provider (pulumi_aws alone
 takes seconds and hundreds of MB to import).
 
-The stacks run in fresh interpreters (tests/sdk_imports.py): the program imports every
+The stacks run in fresh interpreters (tests/_harness/sdk_imports.py): the program imports every
 aistack cloud package, aws, gcp and k8s, and runs one stack."""
 
 import pytest
 
-from tests.sdk_imports import XDIST_GROUP, modules_loaded_by
+from tests._harness.sdk_imports import XDIST_GROUP, modules_loaded_by
 
 pytestmark = pytest.mark.xdist_group(XDIST_GROUP)
 

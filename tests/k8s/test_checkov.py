@@ -17,7 +17,7 @@ import yaml
 from aistack import engine, k8s
 from aistack.queries.k8s import namespace_bundles
 from aistack.scan.checkov import REPORT_ARGUMENTS
-from tests import checkov_service
+from tests._harness import checkov_service
 from tests.k8s.conftest import GOVERNANCE, GSA
 
 DIGEST = "sha256:" + "0" * 64
@@ -69,7 +69,7 @@ def _checkov(tmp_path, name, documents):
     directory = tmp_path / name
     directory.mkdir()
     (directory / "bundle.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
-    # The session's checkov service, else a checkov process (tests/checkov_service.py).
+    # The session's checkov service, else a checkov process (tests/_harness/checkov_service.py).
     _, stdout = checkov_service.run(
         ["-d", str(directory), "--framework", "kubernetes", *REPORT_ARGUMENTS]
     )

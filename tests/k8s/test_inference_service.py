@@ -28,8 +28,8 @@ from aistack.k8s._base import NEWEST_KUBERNETES, OLDEST_KUBERNETES
 from aistack.k8s.inference_service import rollback_command
 from aistack.queries.k8s import builtin_manifests, custom_manifests, manifest
 from aistack.scan.crd_schemas import validate_custom_resource
+from tests._harness.shared_graphs import shared
 from tests.k8s.conftest import GOVERNANCE
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("k8s-inference_service")

@@ -2,12 +2,12 @@
 never imports it, and a Kubernetes stack never imports pulumi_aws or pulumi_gcp (as
 tests/gcp/test_lazy_import.py proves for the two clouds).
 
-The stacks run in fresh interpreters (tests/sdk_imports.py): the program imports every
+The stacks run in fresh interpreters (tests/_harness/sdk_imports.py): the program imports every
 aistack cloud package, aws, gcp and k8s, and runs one stack."""
 
 import pytest
 
-from tests.sdk_imports import XDIST_GROUP, modules_loaded_by
+from tests._harness.sdk_imports import XDIST_GROUP, modules_loaded_by
 
 pytestmark = pytest.mark.xdist_group(XDIST_GROUP)
 

@@ -1,6 +1,6 @@
 """The rules as a catalog: one module per rule, named by the rule's id, each `check` typed
 alike; and the session check that every rule has a compliant and a non-compliant case
-(tests/policy/verdict_coverage.py), shown able to fail."""
+(tests/_harness/verdict_coverage.py), shown able to fail."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from aistack import engine, policy
-from tests.policy import verdict_coverage
+from tests._harness import verdict_coverage
 from tests.policy.rules.shared_verdicts import findings_of
 
 RULES = Path(policy.__file__).parent / "rules"
@@ -104,7 +104,7 @@ def test_an_allowance_excuses_its_case_only_and_fails_once_the_case_exists():
     both = only_passing | {("AIS-D1-02", "non-compliant")}
     assert verdict_coverage.problems(["AIS-D1-02"], both, allowed) == [
         "AIS-D1-02 has a non-compliant case now: drop it from ALLOWED "
-        "(tests/policy/verdict_coverage.py)"
+        "(tests/_harness/verdict_coverage.py)"
     ]
     assert verdict_coverage.problems([], set(), allowed) == [
         "ALLOWED names AIS-D1-02, which is no rule"

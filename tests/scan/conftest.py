@@ -2,7 +2,7 @@
 
 checkov takes about 6 s per stack (5 of them its own import), so the scans run once, in
 one checkov process (scan_many), and are shared: a background job of the session computes
-them while the other tests run (tests/session_jobs.py), and every xdist worker reads its
+them while the other tests run (tests/_harness/session_jobs.py), and every xdist worker reads its
 file.
 """
 
@@ -20,7 +20,7 @@ from aistack.scan import Finding, SkipList, run_checkov, scan_many
 from aistack.scan import checkov as checkov_module
 from aistack.scan.checkov import find_checkov
 from aistack.scan.runner import _scan_result
-from tests import previews, session_jobs
+from tests._harness import previews, session_jobs
 from tests.scan import gcp_programs, small_programs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def compute_scans() -> dict:
     graphs = {
         name: engine.run_project(directory, stack="dev") for name, directory in STACKS.items()
     }
-    # The workers preview the example stacks from these runs (tests/previews.py).
+    # The workers preview the example stacks from these runs (tests/_harness/previews.py).
     previews.publish({STACKS[name].resolve(): graphs[name] for name in STACKS})
     for name, (program, config) in PROGRAMS.items():
         graphs[name] = engine.run(program, config=config)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from aistack.cli import app
-from tests import checkov_service
+from tests._harness import checkov_service
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -26,7 +26,7 @@ def _project(tmp_path: Path, program: str) -> Path:
 
 def test_scan_lists_failed_checks_with_guideline_and_exits_1(tmp_path, monkeypatch):
     # checkov as the user's `aistack scan` starts it, a process per scan and per check
-    # list, here answered by the session's checkov service (tests/checkov_service.py) when
+    # list, here answered by the session's checkov service (tests/_harness/checkov_service.py) when
     # it runs: the same checkov, without a 3 s import per process. The session's checkov
     # job runs the real executable as a process (tests/scan/conftest.py, ALONE).
     (tmp_path / "bin").mkdir()

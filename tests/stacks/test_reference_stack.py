@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from aistack import cost, engine, policy
-from tests import previews
+from tests._harness import previews
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ import pytest
 
 from aistack import engine, k8s
 from aistack.cost import HOURS_PER_MONTH, WorkloadProfile, estimate
-from tests import previews
+from tests._harness import previews
 from tests.k8s.test_inference_service import _args, _team
 
 PRICE = 1.2  # _args' replicaHourlyCostUsd

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import session_jobs
+from tests._harness import session_jobs
 
 ROOT = Path(__file__).resolve().parents[3]
 CASES = Path(__file__).with_name("budget_guard_cases.py")
@@ -39,7 +39,7 @@ def _case_names() -> list[str]:
 @pytest.fixture(scope="module")
 def outcomes(request) -> dict[str, str | None]:
     """Each case's failure text (None: passed), from one child run per test session, a
-    background job started with the session (tests/session_jobs.py)."""
+    background job started with the session (tests/_harness/session_jobs.py)."""
     return session_jobs.result("budget-guard-cases", request.config)
 
 

@@ -2,12 +2,12 @@
 
 `findings_of` evaluates one rule on a graph and records the statuses it gave for the
 session's check that every rule has a compliant and a non-compliant case
-(tests/policy/verdict_coverage.py): a rule test that computes findings some other way is
+(tests/_harness/verdict_coverage.py): a rule test that computes findings some other way is
 not counted. The `verdicts` fixture (tests/policy/conftest.py) and `verdicts_of` call it.
 
 A rule module's compliant tests each ran the same component stack through the `verdicts`
 fixture, one engine run per rule. `build` runs a program exactly as that fixture does, for
-a module-scoped fixture to wrap in `tests.shared_graphs.shared`; `verdicts_of` evaluates
+a module-scoped fixture to wrap in `tests._harness.shared_graphs.shared`; `verdicts_of` evaluates
 one rule on the built graph as the fixture does.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from aistack import engine, policy
 from aistack.engine.graph import StackGraph
 from aistack.policy import Finding
-from tests.policy import verdict_coverage
+from tests._harness import verdict_coverage
 
 
 def build(program, **config) -> StackGraph:

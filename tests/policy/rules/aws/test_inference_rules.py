@@ -9,8 +9,8 @@ import pulumi_aws as aws
 import pytest
 
 from aistack import aws as aistack_aws
+from tests._harness.shared_graphs import shared
 from tests.policy.rules.shared_verdicts import build, verdicts_of
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("policy-rules-aws-inference_rules")

@@ -5,8 +5,8 @@ import pulumi_gcp as gcp
 import pytest
 
 from aistack import gcp as aistack_gcp
+from tests._harness.shared_graphs import shared
 from tests.policy.rules.shared_verdicts import build, verdicts_of
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_notebook_rules")

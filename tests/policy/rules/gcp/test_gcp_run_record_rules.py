@@ -9,10 +9,10 @@ import pulumi_gcp as gcp
 import pytest
 
 from aistack.node import render_startup_script
+from tests._harness.shared_graphs import shared
 from tests.gcp.conftest import GOVERNANCE
 from tests.gcp.test_training_pool import PROJECT, stack
 from tests.policy.rules.shared_verdicts import build, verdicts_of
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_run_record_rules")

@@ -6,10 +6,10 @@ one that misses the point fails."""
 import pulumi_gcp as gcp
 import pytest
 
+from tests._harness.shared_graphs import shared
 from tests.gcp.conftest import GOVERNANCE
 from tests.gcp.test_inference_tier import PROJECT, stack
 from tests.policy.rules.shared_verdicts import build, verdicts_of
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("policy-rules-gcp-gcp_serving_rules")

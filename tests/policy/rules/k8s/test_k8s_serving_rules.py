@@ -5,9 +5,9 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from aistack import k8s as aistack_k8s
+from tests._harness.shared_graphs import shared
 from tests.k8s.test_inference_service import _args, _team
 from tests.policy.rules.shared_verdicts import build, verdicts_of
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("policy-rules-k8s-k8s_serving_rules")

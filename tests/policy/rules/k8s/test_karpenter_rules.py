@@ -13,8 +13,8 @@ import pytest
 from aistack import aws
 from aistack.queries.k8s import custom_manifests
 from aistack.scan.crd_schemas import validate_custom_resource
+from tests._harness.shared_graphs import shared
 from tests.policy.rules.shared_verdicts import build, verdicts_of
-from tests.shared_graphs import shared
 
 # The module on one pytest-xdist worker, so that its module-scoped builds run once.
 pytestmark = pytest.mark.xdist_group("policy-rules-k8s-karpenter_rules")

@@ -4,7 +4,7 @@ started as soon as the session's tests are known, so they overlap the rest of th
 Each job is a function returning JSON data (the checkov batch of every example stack, the
 budget guard function's cases in their own interpreter). The session's controller (the
 xdist controller, or the only process without xdist) starts the jobs its collected tests
-need (tests/conftest.py), each as `python -m tests.session_jobs NAME DIRECTORY`; a
+need (tests/conftest.py), each as `python -m tests._harness.session_jobs NAME DIRECTORY`; a
 fixture then waits for `DIRECTORY/NAME.json` (`result`). Before, the first xdist worker to
 ask computed the data while the others sat waiting on its lock: half a minute of both
 cores for checkov alone. Without a started job (a test run on its own, say) `result`
@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ class Job:
     needed_by: tuple[str, ...]
     #: The fixtures that wait for it (none: every test of needed_by may use it).
     fixtures: tuple[str, ...]
-    #: A service: it runs for the whole session, answering requests (tests/checkov_service.py).
+    #: A service: it runs for the whole session, answering requests
+    #: (tests/_harness/checkov_service.py).
     service: bool = False
 
 
@@ -57,7 +58,7 @@ JOBS = {
         ("outcomes",),
     ),
     "checkov-service": Job(
-        "tests.session_jobs:checkov_service_command",
+        "tests._harness.session_jobs:checkov_service_command",
         (
             "tests/aws/test_karpenter_gpu_pool.py",
             "tests/k8s/test_checkov.py",
@@ -95,7 +96,7 @@ def start(config: pytest.Config, nodeids: list[str]) -> None:
         if not any(nodeid.startswith(job.needed_by) for nodeid in nodeids):
             continue
         log = open(directory / f"{name}.log", "wb")  # noqa: SIM115 (the child writes it)
-        command = [sys.executable, "-m", "tests.session_jobs", name, str(directory)]
+        command = [sys.executable, "-m", "tests._harness.session_jobs", name, str(directory)]
         if job.service:
             spool = directory / name
             spool.mkdir()

@@ -4,7 +4,7 @@ import pulumi
 import pytest
 
 from aistack import engine
-from tests.shared_graphs import shared
+from tests._harness.shared_graphs import shared
 
 
 def _graph():

@@ -1,11 +1,11 @@
-"""tests/session_jobs.py's early results: what a running job publishes reaches the tests,
+"""tests/_harness/session_jobs.py's early results: what a running job publishes reaches the tests,
 and a test never waits for what a job will not publish."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests import session_jobs
+from tests._harness import session_jobs
 
 
 @pytest.fixture

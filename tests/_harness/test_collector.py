@@ -1,4 +1,4 @@
-"""tests/collector.py: at a new test module the previous module's garbage is freed and what
+"""tests/_harness/collector.py: at a new test module the previous module's garbage is freed and what
 lives is frozen, and the collector's own full passes are off; within a module nothing
 changes; the suite's conftest applies it."""
 
@@ -8,7 +8,7 @@ import gc
 import weakref
 from types import SimpleNamespace
 
-from tests.collector import ModuleFreezer
+from tests._harness.collector import ModuleFreezer
 
 
 class _Node:

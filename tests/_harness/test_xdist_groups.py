@@ -1,5 +1,5 @@
 """The xdist groups hold: under `--dist loadgroup` a grouped test's id carries its group,
-which is what xdist's scheduler sends to one worker (tests/xdist_groups.py)."""
+which is what xdist's scheduler sends to one worker (tests/_harness/xdist_groups.py)."""
 
 import os
 

@@ -3,7 +3,7 @@
 A checkov process spends about 5 s importing checkov before its first check. The tests
 that run checkov on objects of their own (the Kubernetes namespace bundles of tests/k8s/)
 ask this service instead of starting a process each: it is started with the session
-(tests/session_jobs.py, job "checkov-service"), imports checkov while the suite starts,
+(tests/_harness/session_jobs.py, job "checkov-service"), imports checkov while the suite starts,
 and runs each request as aistack's checkov batch runs a directory
 (aistack/scan/checkov_batch.py `scan`: a fresh Checkov and fresh runners per scan), whose
 results equal a process of its own (tests/scan/test_checkov_batch.py). Requests and
@@ -38,7 +38,7 @@ def run(argv: list[str], *, timeout: float = 300) -> tuple[int, str]:
     """`checkov ARGV`'s exit code and standard output, from the session's service if it
     runs, else from a process of its own."""
     from aistack.scan.checkov import find_checkov
-    from tests import session_jobs
+    from tests._harness import session_jobs
 
     spool = session_jobs.service_spool("checkov-service")
     if spool is None:
@@ -54,7 +54,7 @@ def executable(directory: Path) -> Path | None:
     for a test that runs aistack as a user does (`aistack scan`, which starts checkov as a
     process), without each of its processes paying checkov's import. None when the session
     did not start the service."""
-    from tests import session_jobs
+    from tests._harness import session_jobs
 
     spool = session_jobs.service_spool("checkov-service")
     if spool is None:
@@ -65,8 +65,8 @@ def executable(directory: Path) -> Path | None:
         "# checkov, answered by the test session's checkov service.\n"
         "import sys\n"
         "from pathlib import Path\n"
-        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
-        "from tests.checkov_service import _ask\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        "from tests._harness.checkov_service import _ask\n"
         f"code, stdout = _ask(Path({str(spool)!r}), sys.argv[1:])\n"
         "sys.stdout.write(stdout)\n"
         "sys.exit(code)\n"
@@ -138,7 +138,7 @@ def _write(path: Path, text: str) -> None:
 def _serve(spool: Path, parent: int) -> None:
     import importlib.util
 
-    batch_path = Path(__file__).resolve().parents[1] / "aistack" / "scan" / "checkov_batch.py"
+    batch_path = Path(__file__).resolve().parents[2] / "aistack" / "scan" / "checkov_batch.py"
     spec = importlib.util.spec_from_file_location("checkov_batch", batch_path)
     assert spec is not None and spec.loader is not None
     batch = importlib.util.module_from_spec(spec)

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from aistack import engine
 from aistack.engine.graph import StackGraph
-from tests import session_jobs
+from tests._harness import session_jobs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The example stacks: the reference stack at the root and every directory of stacks/.
 EXAMPLES = frozenset([ROOT, *(p.parent for p in (ROOT / "stacks").glob("*/Pulumi.yaml"))])
 

@@ -64,7 +64,7 @@ def problems(
             elif present and excused:
                 wrong.append(
                     f"{rule_id} has a {case} case now: drop it from ALLOWED "
-                    "(tests/policy/verdict_coverage.py)"
+                    "(tests/_harness/verdict_coverage.py)"
                 )
     for rule_id in sorted(set(allowed) - ids):
         wrong.append(f"ALLOWED names {rule_id}, which is no rule")
@@ -162,7 +162,7 @@ class RuleCaseCoverage:
             return
         report = pytest.TestReport(
             nodeid=NODE_ID,
-            location=("tests/policy/verdict_coverage.py", None, NODE_ID.split("::")[1]),
+            location=("tests/_harness/verdict_coverage.py", None, NODE_ID.split("::")[1]),
             keywords={},
             outcome="failed",
             longrepr="\n".join(
