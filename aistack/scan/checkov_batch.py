@@ -8,7 +8,7 @@ two frameworks aistack uses; its JSON report is written to `OUT/<n>.json`, the
 exit code to `OUT/<n>.rc`, its time to `OUT/<n>.seconds`; `checkov <LIST_ARGS>` (comma
 separated, the check list) prints to `OUT/list.txt`. Results equal one
 `checkov -d DIR` per directory (tests/scan/test_checkov_batch.py). `scan` is one such
-scan, which the test suite's checkov service (tests/checkov_service.py) also runs.
+scan, which the test suite's checkov service (tests/_harness/checkov_service.py) also runs.
 """
 
 import contextlib
