@@ -18,6 +18,8 @@ _EXPORTS = {
     **exports("aws"),
     "DatasetMetadata": "aistack.aws.dataset_bucket",
     "image_by_digest": "aistack.contracts.images",
+    "CapacityNeed": "aistack.contracts.capacity",
+    "HasCapacityNeeds": "aistack.contracts.capacity",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -48,6 +50,8 @@ if TYPE_CHECKING:
     from aistack.aws.training_pool import TrainingPoolArgs as TrainingPoolArgs
     from aistack.aws.workload_identity.args import WorkloadIdentityArgs as WorkloadIdentityArgs
     from aistack.aws.workload_identity.component import WorkloadIdentity as WorkloadIdentity
+    from aistack.contracts.capacity import CapacityNeed as CapacityNeed
+    from aistack.contracts.capacity import HasCapacityNeeds as HasCapacityNeeds
     from aistack.contracts.images import image_by_digest as image_by_digest
 
 

@@ -25,18 +25,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any
 
 import pulumi
 import pulumi_aws as aws
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from aistack import catalog
 from aistack.aws._base import child_opts
 from aistack.config import AistackModel, Governance
+from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds, Market
 from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.errors import ConfigError, Problems
 
@@ -53,43 +55,43 @@ __all__ = [
     "plan_requests",
 ]
 
-Market = Literal["on-demand", "spot"]
+
+def QuotaNeed(  # noqa: N802 - the old class's name, kept one release
+    pool: str,
+    instance_types: tuple[str, ...],
+    max_nodes: int,
+    market: Market,
+    surge_nodes: int = 0,
+) -> CapacityNeed:
+    """Deprecated: `aistack.contracts.capacity.CapacityNeed`, one need on every cloud
+    (`instance_types` is its `machine_types`); goes next minor."""
+    warnings.warn(
+        "aws QuotaNeed is now aistack.contracts.capacity.CapacityNeed (machine_types=...)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return CapacityNeed(pool, tuple(instance_types), max_nodes, market, surge_nodes)
 
 
-@dataclass(frozen=True)
-class QuotaNeed:
-    """The most GPU capacity one pool can run in one market: what its quota must cover.
-
-    `instance_types` are every type the pool may launch; the pool is sized by the one with
-    the most vCPUs, since at its maximum it may be all of that type.
-    """
-
-    pool: str
-    instance_types: tuple[str, ...]
-    max_nodes: int
-    market: Market
-    #: Nodes the pool may run above `max_nodes` for a while, e.g. an instance refresh that
-    #: launches replacements before terminating (max healthy percentage 200: max_nodes).
-    surge_nodes: int = 0
-
+#: Deprecated: `aistack.contracts.capacity.HasCapacityNeeds`; goes next minor.
+HasQuotaNeeds = HasCapacityNeeds
 
 #: Default `headroom_instances_per_pool`: what Batch and Auto Scaling may exceed a maximum by.
 DEFAULT_HEADROOM_INSTANCES_PER_POOL = 1
 
 
-@runtime_checkable
-class HasQuotaNeeds(Protocol):
-    """A component whose capacity needs EC2 vCPU quota (TrainingPool, InferenceTier).
-
-    `quota_needs()` returns one `QuotaNeed` per (pool, market): a pool that can run both
-    Spot and On-Demand nodes returns one need for each, each sized at its own maximum.
-    """
-
-    def quota_needs(self) -> list[QuotaNeed]: ...
-
-
 class QuotaNeedArgs(AistackModel):
     """A pool's quota need as configuration: `{pool, instanceTypes, maxNodes, market}`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_a_capacity_need(cls, data: Any) -> Any:
+        # A pool reports a CapacityNeed: its machine types are EC2 instance types here, and
+        # its region (None on AWS) is the quota component's.
+        if isinstance(data, dict) and "machine_types" in data:
+            data = {k: v for k, v in data.items() if k != "region" or v is not None}
+            data["instance_types"] = data.pop("machine_types")
+        return data
 
     pool: str = Field(
         min_length=1,
@@ -182,7 +184,7 @@ class PoolSizing:
     vcpus: int
     #: vCPUs of one `instance_type` node: the unit of the pool's headroom.
     node_vcpus: int = 0
-    #: Nodes the pool may run above max_nodes for a while (QuotaNeed.surge_nodes).
+    #: Nodes the pool may run above max_nodes for a while (CapacityNeed.surge_nodes).
     surge_nodes: int = 0
 
 
@@ -348,7 +350,7 @@ class GpuQuota(pulumi.ComponentResource):
         args: GpuQuotaArgs | dict,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        pools: Sequence[HasQuotaNeeds] = (),
+        pools: Sequence[HasCapacityNeeds] = (),
     ) -> None:
         def checks(args: GpuQuotaArgs) -> Any:
             problems = Problems()
@@ -362,7 +364,7 @@ class GpuQuota(pulumi.ComponentResource):
                 pools,
                 problems,
                 model=QuotaNeedArgs,
-                protocol=HasQuotaNeeds,
+                protocol=HasCapacityNeeds,
                 types_field=("instanceTypes", "instance_types"),
                 identity=lambda need: (need.pool, need.market),
                 describe=lambda need: f"{need.pool!r} ({need.market})",

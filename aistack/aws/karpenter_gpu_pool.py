@@ -45,9 +45,9 @@ from pydantic import Field, field_validator
 from aistack.aws import _karpenter as crd
 from aistack.aws._base import child_opts, policy_document, policy_output, tags_for
 from aistack.aws._node import offers_in_region
-from aistack.aws.gpu_quota import QuotaNeed
 from aistack.catalog import InstanceType
 from aistack.config import AistackModel, Governance
+from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.k8s import (
     CAPACITY_LABEL,
     POOL_LABEL,
@@ -540,15 +540,15 @@ class KarpenterGpuPool(pulumi.ComponentResource):
         set, a toleration of its GPU taint, and the GPU maximum of that capacity."""
         return self.args.kueue_flavors(self._name)
 
-    def quota_needs(self) -> list[QuotaNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         """What `aws.GpuQuota` must request for this pool (C1), per capacity type. The
         NodePool's cpu limit is the most vCPUs it can hold; GpuQuota sizes a need as nodes x
         the largest type's vCPUs, so the nodes are that limit in the largest type."""
         largest = max(offer.vcpus for offer in self.offers)
         return [
-            QuotaNeed(
+            CapacityNeed(
                 pool=f"{self._name}-{capacity}",
-                instance_types=tuple(offer.name for offer in self.offers),
+                machine_types=tuple(offer.name for offer in self.offers),
                 max_nodes=math.ceil(cpu_limit(self.offers, gpus) / largest),
                 market=capacity,
             )

@@ -28,9 +28,9 @@ from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stack_id, tags_for
 from aistack.aws._logs import encrypted_log_group
 from aistack.aws._node import gpu_launch_template, offers_in_region
-from aistack.aws.gpu_quota import QuotaNeed
 from aistack.config import AistackModel, Governance
 from aistack.contracts.aws import AwsNetwork, AwsRole, AwsWorkloadIdentity
+from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.images import require_digest
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.node import (
@@ -430,12 +430,12 @@ class TrainingPool(pulumi.ComponentResource):
     def max_vcpus(self) -> int:
         return self.args.max_nodes * self.node_shape.vcpus
 
-    def quota_needs(self) -> list[QuotaNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         """What `aws.GpuQuota` must request for this pool (C1)."""
         return [
-            QuotaNeed(
+            CapacityNeed(
                 pool=self._name,
-                instance_types=tuple(offer.name for offer in self.offers),
+                machine_types=tuple(offer.name for offer in self.offers),
                 max_nodes=self.args.max_nodes,
                 market=self.args.market,
             )

@@ -19,6 +19,8 @@ from aistack._registry import exports
 _EXPORTS = {
     **exports("gcp"),
     "GpuNeed": "aistack.gcp.gpu_quota",
+    "CapacityNeed": "aistack.contracts.capacity",
+    "HasCapacityNeeds": "aistack.contracts.capacity",
     "HasGpuNeeds": "aistack.gcp.gpu_quota",
 }
 
@@ -27,6 +29,8 @@ __all__ = sorted(_EXPORTS)
 # What a type checker sees (`X as X`: an explicit re-export, since __all__ is computed);
 # at run time the lazy exports below. tests/test_typed_api.py keeps the two equal.
 if TYPE_CHECKING:
+    from aistack.contracts.capacity import CapacityNeed as CapacityNeed
+    from aistack.contracts.capacity import HasCapacityNeeds as HasCapacityNeeds
     from aistack.gcp.audit_logs import AuditLogs as AuditLogs
     from aistack.gcp.audit_logs import AuditLogsArgs as AuditLogsArgs
     from aistack.gcp.budget_guard import BudgetGuard as BudgetGuard

@@ -33,11 +33,11 @@ from pydantic import Field, field_validator, model_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
+from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.k8s import CAPACITY_LABEL, POOL_LABEL
 from aistack.errors import Problems
 from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for
 from aistack.gcp.gke_cluster import NODE_SCOPES, GkeCluster, cluster_name_problem
-from aistack.gcp.gpu_quota import GpuNeed
 
 __all__ = [
     "ACCELERATOR_TYPES",
@@ -410,13 +410,13 @@ class GpuNodePool(pulumi.ComponentResource):
             }
         ]
 
-    def quota_needs(self) -> list[GpuNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         """The GPU quota the pool needs at its maximum, plus one surge node for upgrades.
         Flex-start VMs count against the preemptible GPU quota, as Spot does (Managed
         Service for Apache Spark docs, "Use Dynamic Workload Scheduler": flex-start
         "consumes the preemptible version of the GPU quota")."""
         return [
-            GpuNeed(
+            CapacityNeed(
                 pool=self._name,
                 region=self.region,
                 machine_types=(self.args.machine_type,),

@@ -18,7 +18,7 @@ per quota then asks for max(current value, needed): the current value is read fi
 (`catalog.gpu_quota_ids`), so pools and this component agree on them. How approval works
 and how to follow it: docs/components/gcp/gpu-quota.md.
 
-Pools come from configuration (`needs`) or from components implementing `HasGpuNeeds`
+Pools come from configuration (`needs`) or from components implementing `HasCapacityNeeds`
 (`quota_needs()` returning `GpuNeed`s), passed as `pools=`.
 """
 
@@ -27,9 +27,10 @@ from __future__ import annotations
 import functools
 import math
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
@@ -37,6 +38,7 @@ from pydantic import Field, field_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
+from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds, Market
 from aistack.contracts.quota_needs import as_dicts, gather_needs
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp._base import child_opts
@@ -48,14 +50,13 @@ __all__ = [
     "GpuQuota",
     "GpuQuotaArgs",
     "GpuQuotaRequest",
-    "HasGpuNeeds",
+    "HasCapacityNeeds",
     "PoolGpus",
     "current_value",
     "plan_requests",
     "preference_id",
 ]
 
-Market = Literal["on-demand", "spot"]
 
 QUOTAS_API = "cloudquotas.googleapis.com"
 COMPUTE_API = "compute.googleapis.com"
@@ -64,31 +65,26 @@ SERVICE = "compute.googleapis.com"
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
-@dataclass(frozen=True)
-class GpuNeed:
-    """The most GPUs one pool can run in one region and market: what its quota must cover.
+def GpuNeed(  # noqa: N802 - the old class's name, kept one release
+    pool: str,
+    region: str,
+    machine_types: tuple[str, ...],
+    max_nodes: int,
+    market: Market,
+    surge_nodes: int = 0,
+) -> CapacityNeed:
+    """Deprecated: `aistack.contracts.capacity.CapacityNeed`, one need on every cloud (with
+    `region=`); goes next minor."""
+    warnings.warn(
+        "gcp.GpuNeed is now aistack.contracts.capacity.CapacityNeed (region=...)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return CapacityNeed(pool, tuple(machine_types), max_nodes, market, surge_nodes, region)
 
-    The neutral type GCP pool components return from `quota_needs()`. `machine_types` are
-    every GCP machine type the pool may launch (GPU machine types from the catalog: the
-    GPUs come with the type); the pool is sized by the one with the most GPUs.
-    """
 
-    pool: str
-    region: str
-    machine_types: tuple[str, ...]
-    max_nodes: int
-    market: Market
-    #: Nodes the pool may run above `max_nodes` for a while, e.g. GKE's surge upgrade
-    #: (maxSurge, 1 by default) or a MIG's rolling update creating replacements first.
-    surge_nodes: int = 0
-
-
-@runtime_checkable
-class HasGpuNeeds(Protocol):
-    """A GCP component whose capacity needs GPU quota (the GCP TrainingPool, InferenceTier,
-    Notebook). A pool that can run Spot and on-demand nodes returns one need for each."""
-
-    def quota_needs(self) -> list[GpuNeed]: ...
+#: Deprecated: `aistack.contracts.capacity.HasCapacityNeeds`; goes next minor.
+HasGpuNeeds = HasCapacityNeeds
 
 
 class GpuNeedArgs(AistackModel):
@@ -288,7 +284,7 @@ class GpuQuota(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         services: ProjectServices | None = None,
-        pools: Sequence[HasGpuNeeds] = (),
+        pools: Sequence[HasCapacityNeeds] = (),
     ) -> None:
         """`services`: the stack's ProjectServices (its project is the quotas' project; it
         must enable cloudquotas and compute). `pools`: components whose `quota_needs()`
@@ -318,7 +314,7 @@ class GpuQuota(pulumi.ComponentResource):
                 problems,
                 configured_paths=need_paths,
                 model=GpuNeedArgs,
-                protocol=HasGpuNeeds,
+                protocol=HasCapacityNeeds,
                 types_field=("machineTypes", "machine_types"),
                 identity=lambda need: (need.pool, need.region, need.market),
                 describe=lambda need: f"{need.pool!r} ({need.market}, {need.region})",

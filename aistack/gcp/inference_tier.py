@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_gcp as gcp
 
+from aistack.contracts.capacity import CapacityNeed
 from aistack.gcp import _inference_node as serving
 from aistack.gcp._base import child_opts, labels_for, resource_id_from
 from aistack.gcp._inference_args import (
@@ -47,7 +48,6 @@ from aistack.gcp._inference_args import (
     plan_tier,
     version_slug,
 )
-from aistack.gcp.gpu_quota import GpuNeed
 from aistack.gcp.network import PROXY_TIER
 
 with warnings.catch_warnings():
@@ -820,11 +820,11 @@ class InferenceTier(pulumi.ComponentResource):
             "and run `pulumi up`: the URL map moves traffic in place, no VM restarts"
         )
 
-    def quota_needs(self) -> list[GpuNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         """GPU quota at every version's maximum, plus the update surge (C1)."""
         surge = len(self.zones)
         return [
-            GpuNeed(
+            CapacityNeed(
                 pool=f"{self._name}-{plan.slug}",
                 region=self.region,
                 machine_types=(self.args.machine_type,),

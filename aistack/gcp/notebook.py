@@ -30,11 +30,11 @@ from pydantic import Field, field_validator, model_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
+from aistack.contracts.capacity import CapacityNeed
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, stateful_opts
 from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.gpu_node_pool import ACCELERATOR_TYPES
-from aistack.gcp.gpu_quota import GpuNeed
 from aistack.gcp.project_services import ProjectServices
 
 if TYPE_CHECKING:
@@ -546,14 +546,14 @@ class Notebook(pulumi.ComponentResource):
             outputs["kms_key_name"] = self.kms_key_name
         self.register_outputs(outputs)
 
-    def quota_needs(self) -> list[GpuNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         """The on-demand GPU quota a GPU notebook needs in its region (one VM, never Spot:
         a notebook preempted mid-session loses its kernels' state); none for CPU ones. So
         `gcp.GpuQuota(pools=[..., notebook])` files it with the pools'."""
         if self.args.machine is None:
             return []
         return [
-            GpuNeed(
+            CapacityNeed(
                 pool=self._name,
                 region=self.region,
                 machine_types=(self.args.machine_type,),

@@ -42,13 +42,13 @@ from pydantic import Field, field_validator
 
 from aistack import catalog
 from aistack.config import AistackModel, Governance
+from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.images import pinned_image
 from aistack.errors import Problems
 from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for, resource_id_from
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
-from aistack.gcp.gpu_quota import GpuNeed
 from aistack.node import NodeBootstrapConfig, render_startup_script
 
 with warnings.catch_warnings():
@@ -755,10 +755,10 @@ class TrainingPool(pulumi.ComponentResource):
 
         return self.checkpoint_uri.apply(command)
 
-    def quota_needs(self) -> list[GpuNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         """The GPU quota the pool needs at its maximum (C1); its updates surge no VM."""
         return [
-            GpuNeed(
+            CapacityNeed(
                 pool=self._name,
                 region=self.region,
                 machine_types=(self.args.machine_type,),

@@ -3,7 +3,7 @@
 import pytest
 
 from aistack import aws as aistack_aws
-from aistack.aws.gpu_quota import HasQuotaNeeds, QuotaNeed
+from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds
 from aistack.errors import ConfigError
 
 QUOTA = "aws:servicequotas/serviceQuota:ServiceQuota"
@@ -166,7 +166,7 @@ def test_by_default_each_pool_gets_one_largest_instance_above_its_maximum(run, g
 
 
 def test_a_pools_surge_is_requested_on_top(run, governance):
-    surge = QuotaNeed("serve", ("g5.xlarge",), 4, "on-demand", surge_nodes=4)
+    surge = CapacityNeed("serve", ("g5.xlarge",), 4, "on-demand", surge_nodes=4)
     graph = run(
         lambda: aistack_aws.GpuQuota(
             "quota", {"region": "us-east-1", "governance": governance}, pools=[_FakePool(surge)]
@@ -252,20 +252,20 @@ def test_the_request_status_comes_back_from_aws(run, governance):
 class _FakePool:
     """Stands in for TrainingPool / InferenceTier: anything with quota_needs()."""
 
-    def __init__(self, *needs: QuotaNeed) -> None:
+    def __init__(self, *needs: CapacityNeed) -> None:
         self._needs = list(needs)
 
-    def quota_needs(self) -> list[QuotaNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         return self._needs
 
 
 def test_pool_components_are_sized_through_quota_needs(run, governance):
     training = _FakePool(
-        QuotaNeed("training", ("p4d.24xlarge",), 2, "spot"),
-        QuotaNeed("training", ("p4d.24xlarge",), 1, "on-demand"),
+        CapacityNeed("training", ("p4d.24xlarge",), 2, "spot"),
+        CapacityNeed("training", ("p4d.24xlarge",), 1, "on-demand"),
     )
-    serving = _FakePool(QuotaNeed("serving", ("g6e.12xlarge",), 3, "on-demand"))
-    assert isinstance(training, HasQuotaNeeds)
+    serving = _FakePool(CapacityNeed("serving", ("g6e.12xlarge",), 3, "on-demand"))
+    assert isinstance(training, HasCapacityNeeds)
     graph = run(
         lambda: aistack_aws.GpuQuota(
             "quota",
@@ -277,7 +277,7 @@ def test_pool_components_are_sized_through_quota_needs(run, governance):
 
 
 def test_config_needs_and_pool_components_add_up(run, governance):
-    pool = _FakePool(QuotaNeed("serving", ("g5.12xlarge",), 1, "spot"))
+    pool = _FakePool(CapacityNeed("serving", ("g5.12xlarge",), 1, "spot"))
     graph = run(
         lambda: aistack_aws.GpuQuota("quota", _args(governance, _need("train")), pools=[pool])
     )
@@ -285,7 +285,7 @@ def test_config_needs_and_pool_components_add_up(run, governance):
 
 
 def test_needs_accept_quota_need_objects(run, governance):
-    need = QuotaNeed("training", ("p5.48xlarge",), 1, "spot")
+    need = CapacityNeed("training", ("p5.48xlarge",), 1, "spot")
     graph = run(lambda: aistack_aws.GpuQuota("quota", _args(governance, need)))
     assert _values(graph) == {"L-7212CCBC": 192}
 
@@ -326,7 +326,7 @@ def test_zero_max_nodes_is_refused(run, governance):
 
 
 def test_a_pool_from_a_component_is_validated_like_config(run, governance):
-    pool = _FakePool(QuotaNeed("serving", ("g5.12xlarge",), 0, "spot"))
+    pool = _FakePool(CapacityNeed("serving", ("g5.12xlarge",), 0, "spot"))
     error = _refused(run, {"region": "us-east-1", "governance": governance}, pools=[pool])
     # The path names the attribute as the component's Python code spells it.
     assert error.fields == ["quota.pools.0.0.max_nodes"]
@@ -338,7 +338,7 @@ def test_an_object_without_quota_needs_is_refused(run, governance):
 
 
 def test_a_pool_listed_twice_in_one_market_is_refused(run, governance):
-    pool = _FakePool(QuotaNeed("train", ("g5.12xlarge",), 2, "spot"))
+    pool = _FakePool(CapacityNeed("train", ("g5.12xlarge",), 2, "spot"))
     error = _refused(run, _args(governance, _need("train")), pools=[pool])
     assert error.fields == ["quota.pools.0.0.pool"]
     assert "counted twice" in str(error)
@@ -376,7 +376,7 @@ def test_market_is_required_and_headroom_is_a_percentage(governance):
 
 
 def test_a_bad_type_from_a_component_names_the_pool_entry(run, governance):
-    pool = _FakePool(QuotaNeed("serving", ("g5.12xlarg",), 1, "spot"))
+    pool = _FakePool(CapacityNeed("serving", ("g5.12xlarg",), 1, "spot"))
     error = _refused(run, {"region": "us-east-1", "governance": governance}, pools=[pool])
     assert error.fields == ["quota.pools.0.0.instance_types.0"]
 

@@ -673,7 +673,7 @@ def test_each_version_scales_on_alb_requests_per_node_of_its_own_target_group(gr
 
 def test_quota_needs_cover_each_version_at_its_maximum_on_demand(quota_needs):
     needs = quota_needs
-    assert {(n.pool, n.instance_types, n.max_nodes, n.market) for n in needs} == {
+    assert {(n.pool, n.machine_types, n.max_nodes, n.market) for n in needs} == {
         ("serve-v1-4-0", ("g5.xlarge",), 4, "on-demand"),
         ("serve-v1-3-2", ("g5.xlarge",), 4, "on-demand"),
     }

@@ -217,7 +217,7 @@ def test_pool_reports_its_vcpu_needs_for_the_quota(run, governance):
     run(lambda: pools.append(_platform(governance, maxNodes=3)))
     (need,) = pools[0].quota_needs()
     assert need.max_nodes == 3 and need.market == "spot"
-    assert need.instance_types == ("g5.12xlarge",)
+    assert need.machine_types == ("g5.12xlarge",)
 
 
 def test_asg_pool_is_mixed_spot_with_rebalance_at_zero_nodes(run, governance):

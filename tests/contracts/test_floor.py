@@ -105,3 +105,21 @@ def test_no_module_copies_a_contract_constant():
         if text in contract
     ]
     assert copies == []
+
+
+def test_the_old_need_types_warn_and_give_the_one_capacity_need():
+    # aws.QuotaNeed (instance_types) and gcp.GpuNeed (region first) were two spellings of
+    # one idea; kept one release, each builds the CapacityNeed it meant.
+    from aistack.aws.gpu_quota import HasQuotaNeeds, QuotaNeed
+    from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds
+    from aistack.gcp.gpu_quota import GpuNeed, HasGpuNeeds
+
+    with pytest.warns(DeprecationWarning, match="CapacityNeed"):
+        aws_need = QuotaNeed("train", ("p5.48xlarge",), 2, "spot", surge_nodes=1)
+    with pytest.warns(DeprecationWarning, match="CapacityNeed"):
+        gcp_need = GpuNeed("train", "europe-west4", ("a3-highgpu-8g",), 2, "spot")
+    assert aws_need == CapacityNeed("train", ("p5.48xlarge",), 2, "spot", surge_nodes=1)
+    assert gcp_need == CapacityNeed("train", ("a3-highgpu-8g",), 2, "spot", region="europe-west4")
+    assert HasQuotaNeeds is HasGpuNeeds is HasCapacityNeeds
+    with pytest.warns(DeprecationWarning, match="machine_types"):
+        assert aws_need.instance_types == ("p5.48xlarge",)

@@ -293,7 +293,7 @@ def test_quota_needs_size_gpu_quota_from_the_maximum(run, governance):
             services=apis,
             pools=[pool],
         )
-        assert isinstance(pool, gcp.HasGpuNeeds)
+        assert isinstance(pool, gcp.HasCapacityNeeds)
 
     graph = run(program)
     wanted = {

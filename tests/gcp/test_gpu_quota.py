@@ -22,10 +22,11 @@ import re
 import pytest
 
 from aistack import catalog, gcp
+from aistack.contracts.capacity import CapacityNeed
 from aistack.engine.cloud import SimulatedCloud
 from aistack.engine.gcp_cloud import missing_api_dependencies
 from aistack.errors import ConfigError
-from aistack.gcp.gpu_quota import GpuNeed, current_value, preference_id
+from aistack.gcp.gpu_quota import current_value, preference_id
 
 PREFERENCE = "gcp:cloudquota/sQuotaPreference:SQuotaPreference"
 SERVICE = "gcp:projects/service:Service"
@@ -243,7 +244,11 @@ def test_preference_ids_are_stable_and_name_the_quota_not_the_stack():
 
 class _Pool:
     def quota_needs(self):
-        return [GpuNeed("pool", "us-central1", ("g2-standard-48",), 2, "spot", surge_nodes=1)]
+        return [
+            CapacityNeed(
+                "pool", ("g2-standard-48",), 2, "spot", surge_nodes=1, region="us-central1"
+            )
+        ]
 
 
 def test_pool_components_report_their_needs(run, governance):

@@ -37,6 +37,7 @@ from aistack.aws.training_pool import TrainingPool as AwsTrainingPool
 from aistack.aws.training_pool import TrainingPoolArgs as AwsTrainingPoolArgs
 from aistack.aws.workload_identity import WorkloadIdentity as AwsWorkloadIdentity
 from aistack.aws.workload_identity import WorkloadIdentityArgs as AwsWorkloadIdentityArgs
+from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds
 from aistack.dataset_metadata import DatasetMetadata as AwsDatasetMetadata
 from aistack.gcp._inference_args import InferenceTierArgs as GcpInferenceTierArgs
 from aistack.gcp.audit_logs import AuditLogs as GcpAuditLogs
@@ -51,7 +52,6 @@ from aistack.gcp.gke_cluster import GkeCluster as GcpGkeCluster
 from aistack.gcp.gke_cluster import GkeClusterArgs as GcpGkeClusterArgs
 from aistack.gcp.gpu_node_pool import GpuNodePool as GcpGpuNodePool
 from aistack.gcp.gpu_node_pool import GpuNodePoolArgs as GcpGpuNodePoolArgs
-from aistack.gcp.gpu_quota import GpuNeed as GcpGpuNeed
 from aistack.gcp.gpu_quota import GpuQuota as GcpGpuQuota
 from aistack.gcp.gpu_quota import GpuQuotaArgs as GcpGpuQuotaArgs
 from aistack.gcp.gpu_quota import HasGpuNeeds as GcpHasGpuNeeds
@@ -84,6 +84,8 @@ from aistack.k8s.training_queue import TrainingQueueArgs as K8sTrainingQueueArgs
 
 
 def aws_classes() -> None:
+    assert_type(aws.CapacityNeed, type[CapacityNeed])
+    assert_type(aws.HasCapacityNeeds, type[HasCapacityNeeds])
     assert_type(aws.AuditTrail, type[AwsAuditTrail])
     assert_type(aws.AuditTrailArgs, type[AwsAuditTrailArgs])
     assert_type(aws.BudgetGuard, type[AwsBudgetGuard])
@@ -110,6 +112,8 @@ def aws_classes() -> None:
 
 
 def gcp_classes() -> None:
+    assert_type(gcp.CapacityNeed, type[CapacityNeed])
+    assert_type(gcp.HasCapacityNeeds, type[HasCapacityNeeds])
     assert_type(gcp.AuditLogs, type[GcpAuditLogs])
     assert_type(gcp.AuditLogsArgs, type[GcpAuditLogsArgs])
     assert_type(gcp.BudgetGuard, type[GcpBudgetGuard])
@@ -120,7 +124,6 @@ def gcp_classes() -> None:
     assert_type(gcp.DatasetBucketArgs, type[GcpDatasetBucketArgs])
     assert_type(gcp.GkeCluster, type[GcpGkeCluster])
     assert_type(gcp.GkeClusterArgs, type[GcpGkeClusterArgs])
-    assert_type(gcp.GpuNeed, type[GcpGpuNeed])
     assert_type(gcp.GpuNodePool, type[GcpGpuNodePool])
     assert_type(gcp.GpuNodePoolArgs, type[GcpGpuNodePoolArgs])
     assert_type(gcp.GpuQuota, type[GcpGpuQuota])
@@ -159,7 +162,7 @@ def k8s_classes() -> None:
 
 
 def the_other_names() -> tuple[object, ...]:
-    return (aws.image_by_digest, gcp.GpuNeed, gcp.HasGpuNeeds)
+    return (aws.image_by_digest, gcp.GpuNeed)
 
 
 def a_dataset_bucket() -> aws.DatasetBucket:

@@ -36,7 +36,6 @@ from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stack_id, tags_for
 from aistack.aws._logs import encrypted_log_group
 from aistack.aws._node import gpu_launch_template
-from aistack.aws.gpu_quota import QuotaNeed
 from aistack.aws.inference import front, monitoring
 from aistack.aws.inference import node as serving
 from aistack.aws.inference.args import DEFAULT_LOG_RETENTION_DAYS, InferenceTierArgs
@@ -60,6 +59,7 @@ from aistack.contracts.aws import (
     AwsServingNetwork,
     AwsWorkloadIdentity,
 )
+from aistack.contracts.capacity import CapacityNeed
 from aistack.gateway import GatewayConfig
 
 if TYPE_CHECKING:
@@ -341,14 +341,14 @@ class InferenceTier(pulumi.ComponentResource):
 
     # ---- capacity ---------------------------------------------------------------------------
 
-    def quota_needs(self) -> list[QuotaNeed]:
+    def quota_needs(self) -> list[CapacityNeed]:
         """What `aws.GpuQuota` must request: each version at its maximum, On-Demand (C1),
         and its instance refresh surge: at max_healthy_percentage 200 the refresh launches
         every replacement before terminating, up to twice the version's nodes."""
         return [
-            QuotaNeed(
+            CapacityNeed(
                 pool=f"{self._name}-v{plan.slug}",
-                instance_types=(plan.offer.name,),
+                machine_types=(plan.offer.name,),
                 max_nodes=plan.max_nodes,
                 market="on-demand",
                 surge_nodes=plan.max_nodes * (REFRESH_MAX_HEALTHY_PERCENT - 100) // 100,
