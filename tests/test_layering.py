@@ -18,6 +18,7 @@ Five rules:
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,6 +62,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
@@ -111,6 +113,7 @@ def _names_a_module(call: ast.Call) -> bool:
     )
 
 
+@functools.cache
 def graph() -> dict[str, dict[str, int]]:
     known = modules()
     edges: dict[str, dict[str, int]] = defaultdict(dict)
