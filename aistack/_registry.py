@@ -101,10 +101,11 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
     ComponentSpec(
         token="aistack:index:AwsBudgetGuard",
         platform="aws",
-        module="aistack.aws.budget_guard",
+        module="aistack.aws.budget_guard.component",
         cls="BudgetGuard",
         args="BudgetGuardArgs",
         docs_page="components/aws/budget-guard.md",
+        args_module="aistack.aws.budget_guard.args",
     ),
     ComponentSpec(
         token="aistack:index:AwsGpuQuota",

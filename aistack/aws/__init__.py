@@ -29,8 +29,8 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:
     from aistack.aws.audit_trail import AuditTrail as AuditTrail
     from aistack.aws.audit_trail import AuditTrailArgs as AuditTrailArgs
-    from aistack.aws.budget_guard import BudgetGuard as BudgetGuard
-    from aistack.aws.budget_guard import BudgetGuardArgs as BudgetGuardArgs
+    from aistack.aws.budget_guard.args import BudgetGuardArgs as BudgetGuardArgs
+    from aistack.aws.budget_guard.component import BudgetGuard as BudgetGuard
     from aistack.aws.container_registry import ContainerRegistry as ContainerRegistry
     from aistack.aws.container_registry import ContainerRegistryArgs as ContainerRegistryArgs
     from aistack.aws.dataset_bucket import DatasetBucket as DatasetBucket

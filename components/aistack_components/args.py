@@ -274,7 +274,7 @@ class AwsBudgetGuardAnomalyFrequency(enum.StrEnum):
 
 class AwsBudgetGuardArgs(TypedDict):
     """The inputs of AwsBudgetGuard: its configuration, validated into
-    aistack.aws.budget_guard.BudgetGuardArgs as a Python caller's is, and its wiring.
+    aistack.aws.budget_guard.args.BudgetGuardArgs as a Python caller's is, and its wiring.
     """
 
     governance: Governance
