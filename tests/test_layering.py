@@ -2,7 +2,9 @@
 
 Read from the source with `ast`, so nothing is imported: every `import` and
 `from ... import` of an aistack module counts, lazy imports inside functions and
-`TYPE_CHECKING` blocks included (a lazy import is still a dependency a reader must follow).
+`TYPE_CHECKING` blocks included (a lazy import is still a dependency a reader must follow),
+and so does a module named in a string (`importlib.import_module`, `__import__`,
+`resources.files`); `KEPT_CROSSINGS` lists the one crossing kept on purpose, with why.
 
 Five rules:
 1. **Floors.** A module imports only from its own package or from a lower floor; the

@@ -20,6 +20,9 @@ _EXPORTS = {
     "image_by_digest": "aistack.contracts.images",
     "CapacityNeed": "aistack.contracts.capacity",
     "HasCapacityNeeds": "aistack.contracts.capacity",
+    # Deprecated (one release): CapacityNeed and HasCapacityNeeds.
+    "QuotaNeed": "aistack.aws.gpu_quota",
+    "HasQuotaNeeds": "aistack.aws.gpu_quota",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -38,6 +41,8 @@ if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetMetadata as DatasetMetadata
     from aistack.aws.gpu_quota import GpuQuota as GpuQuota
     from aistack.aws.gpu_quota import GpuQuotaArgs as GpuQuotaArgs
+    from aistack.aws.gpu_quota import HasQuotaNeeds as HasQuotaNeeds
+    from aistack.aws.gpu_quota import QuotaNeed as QuotaNeed
     from aistack.aws.inference.args import InferenceTierArgs as InferenceTierArgs
     from aistack.aws.inference.component import InferenceTier as InferenceTier
     from aistack.aws.karpenter_gpu_pool import KarpenterGpuPool as KarpenterGpuPool

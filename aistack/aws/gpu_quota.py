@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pulumi
 import pulumi_aws as aws
@@ -73,8 +73,22 @@ def QuotaNeed(  # noqa: N802 - the old class's name, kept one release
     return CapacityNeed(pool, tuple(instance_types), max_nodes, market, surge_nodes)
 
 
-#: Deprecated: `aistack.contracts.capacity.HasCapacityNeeds`; goes next minor.
-HasQuotaNeeds = HasCapacityNeeds
+if TYPE_CHECKING:
+    #: Deprecated: `aistack.contracts.capacity.HasCapacityNeeds`; goes next minor.
+    HasQuotaNeeds = HasCapacityNeeds
+else:
+
+    def __getattr__(name: str) -> object:
+        # The deprecated alias warns when it is used, as the other old names do.
+        if name == "HasQuotaNeeds":
+            warnings.warn(
+                "aws HasQuotaNeeds is now aistack.contracts.capacity.HasCapacityNeeds",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return HasCapacityNeeds
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Default `headroom_instances_per_pool`: what Batch and Auto Scaling may exceed a maximum by.
 DEFAULT_HEADROOM_INSTANCES_PER_POOL = 1

@@ -3,7 +3,8 @@ rules, cost and scan read. No cloud SDK: only pulumi's core, through aistack.con
 
 - `images`: container images by digest (E1).
 - `model_versions`: explicit model versions, never a moving label (S7).
-- `quota_needs`: gathering pools' GPU quota needs (C1).
+- `capacity`: `CapacityNeed`, one GPU capacity need on every cloud (C1).
+- `quota_needs`: gathering pools' GPU quota needs into requests (C1).
 - `k8s`: Kubernetes label keys and rules, supported versions, Kueue, serving limits,
   quantities.
 - `gcp`: what Google Cloud resources carry where labels cannot go; what the budget

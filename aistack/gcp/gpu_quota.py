@@ -30,7 +30,7 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_gcp as gcp
@@ -83,8 +83,21 @@ def GpuNeed(  # noqa: N802 - the old class's name, kept one release
     return CapacityNeed(pool, tuple(machine_types), max_nodes, market, surge_nodes, region)
 
 
-#: Deprecated: `aistack.contracts.capacity.HasCapacityNeeds`; goes next minor.
-HasGpuNeeds = HasCapacityNeeds
+if TYPE_CHECKING:
+    #: Deprecated: `aistack.contracts.capacity.HasCapacityNeeds`; goes next minor.
+    HasGpuNeeds = HasCapacityNeeds
+else:
+
+    def __getattr__(name: str) -> object:
+        # The deprecated alias warns when it is used, as the other old names do.
+        if name == "HasGpuNeeds":
+            warnings.warn(
+                "gcp HasGpuNeeds is now aistack.contracts.capacity.HasCapacityNeeds",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return HasCapacityNeeds
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class GpuNeedArgs(AistackModel):

@@ -110,9 +110,14 @@ def test_no_module_copies_a_contract_constant():
 def test_the_old_need_types_warn_and_give_the_one_capacity_need():
     # aws.QuotaNeed (instance_types) and gcp.GpuNeed (region first) were two spellings of
     # one idea; kept one release, each builds the CapacityNeed it meant.
-    from aistack.aws.gpu_quota import HasQuotaNeeds, QuotaNeed
+    from aistack import aws, gcp
     from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds
-    from aistack.gcp.gpu_quota import GpuNeed, HasGpuNeeds
+
+    QuotaNeed, GpuNeed = aws.QuotaNeed, gcp.GpuNeed  # noqa: N806 - the old classes' names
+    with pytest.warns(DeprecationWarning, match="HasCapacityNeeds"):
+        HasQuotaNeeds = aws.HasQuotaNeeds  # noqa: N806
+    with pytest.warns(DeprecationWarning, match="HasCapacityNeeds"):
+        HasGpuNeeds = gcp.HasGpuNeeds  # noqa: N806
 
     with pytest.warns(DeprecationWarning, match="CapacityNeed"):
         aws_need = QuotaNeed("train", ("p5.48xlarge",), 2, "spot", surge_nodes=1)

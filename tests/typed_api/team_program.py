@@ -86,6 +86,7 @@ from aistack.k8s.training_queue import TrainingQueueArgs as K8sTrainingQueueArgs
 def aws_classes() -> None:
     assert_type(aws.CapacityNeed, type[CapacityNeed])
     assert_type(aws.HasCapacityNeeds, type[HasCapacityNeeds])
+    assert_type(aws.HasQuotaNeeds, type[HasCapacityNeeds])
     assert_type(aws.AuditTrail, type[AwsAuditTrail])
     assert_type(aws.AuditTrailArgs, type[AwsAuditTrailArgs])
     assert_type(aws.BudgetGuard, type[AwsBudgetGuard])
@@ -162,7 +163,7 @@ def k8s_classes() -> None:
 
 
 def the_other_names() -> tuple[object, ...]:
-    return (aws.image_by_digest, gcp.GpuNeed)
+    return (aws.image_by_digest, aws.QuotaNeed, gcp.GpuNeed)
 
 
 def a_dataset_bucket() -> aws.DatasetBucket:
