@@ -1,66 +1,13 @@
-"""`aws.InferenceTier`'s old module path: the tier now lives in the package
-`aistack.aws.inference`; this module only re-exports its public names, for the programs
-(and the component package's adapters) that import them from here.
-"""
+"""Deprecated: `aws.InferenceTier` lives in the package `aistack.aws.inference` (import it
+from `aistack.aws`); this alias of its old module path goes in the next minor release."""
 
-from aistack.aws.inference import (
-    ALARM_KIND_TAG,
-    APPROVED_BY_TAG,
-    ASG_METRICS,
-    FALLBACK_TAG,
-    GATEWAY_CACHE_TAG,
-    HEALTH_CHECK_GRACE_SECONDS,
-    LOG_CLASSIFICATION_TAG,
-    LOG_RETENTION_TAG,
-    MODEL_NAME_TAG,
-    MODEL_VERSION_TAG,
-    PLAINTEXT_HTTP_TAG,
-    REFRESH_MAX_HEALTHY_PERCENT,
-    REQUEST_LOGGING_TAG,
-    RUNTIME_TAG,
-    SERVING_IMAGE_TAG,
-    STANDBY_TAG,
-    TIER_TAG,
-    TLS_POLICY,
-    TOKEN,
-    TRAFFIC_WEIGHT_TAG,
-    WAF_MANAGED_RULE_GROUPS,
-    WORKLOAD,
-    InferenceTier,
-    InferenceTierArgs,
-    ModelQualityAlarm,
-    ModelVersion,
-    ServingMachineImage,
-    version_slug,
+import warnings
+
+from aistack.aws.inference import *  # noqa: F403 - the alias re-exports its new home
+from aistack.aws.inference import __all__  # noqa: F401
+
+warnings.warn(
+    "aistack.aws.inference_tier moved to aistack.aws.inference; import from there",
+    DeprecationWarning,
+    stacklevel=2,
 )
-
-__all__ = [
-    "ALARM_KIND_TAG",
-    "APPROVED_BY_TAG",
-    "ASG_METRICS",
-    "FALLBACK_TAG",
-    "GATEWAY_CACHE_TAG",
-    "HEALTH_CHECK_GRACE_SECONDS",
-    "LOG_CLASSIFICATION_TAG",
-    "LOG_RETENTION_TAG",
-    "MODEL_NAME_TAG",
-    "MODEL_VERSION_TAG",
-    "PLAINTEXT_HTTP_TAG",
-    "REFRESH_MAX_HEALTHY_PERCENT",
-    "REQUEST_LOGGING_TAG",
-    "RUNTIME_TAG",
-    "SERVING_IMAGE_TAG",
-    "STANDBY_TAG",
-    "TIER_TAG",
-    "TLS_POLICY",
-    "TOKEN",
-    "TRAFFIC_WEIGHT_TAG",
-    "WAF_MANAGED_RULE_GROUPS",
-    "WORKLOAD",
-    "InferenceTier",
-    "InferenceTierArgs",
-    "ModelQualityAlarm",
-    "ModelVersion",
-    "ServingMachineImage",
-    "version_slug",
-]

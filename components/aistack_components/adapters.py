@@ -31,7 +31,7 @@ from aistack.aws.budget_guard import BudgetGuard
 from aistack.aws.container_registry import ContainerRegistry
 from aistack.aws.dataset_bucket import DatasetBucket
 from aistack.aws.gpu_quota import GpuQuota
-from aistack.aws.inference_tier import InferenceTier
+from aistack.aws.inference import InferenceTier
 from aistack.aws.karpenter_gpu_pool import KarpenterGpuPool
 from aistack.aws.network import Network
 from aistack.aws.notebook import Notebook

@@ -55,12 +55,19 @@ def test_importing_the_floor_loads_no_cloud_sdk():
     assert result.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("old", ["images", "model_versions"])
-def test_an_old_module_path_warns_and_re_exports_its_new_home(old):
-    sys.modules.pop(f"aistack.{old}", None)
-    with pytest.warns(DeprecationWarning, match=f"aistack.contracts.{old}"):
-        alias = importlib.import_module(f"aistack.{old}")
-    home = importlib.import_module(f"aistack.contracts.{old}")
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("aistack.images", "aistack.contracts.images"),
+        ("aistack.model_versions", "aistack.contracts.model_versions"),
+        ("aistack.aws.inference_tier", "aistack.aws.inference"),
+    ],
+)
+def test_an_old_module_path_warns_and_re_exports_its_new_home(old, new):
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=new):
+        alias = importlib.import_module(old)
+    home = importlib.import_module(new)
     assert alias.__all__ == home.__all__
     assert all(getattr(alias, name) is getattr(home, name) for name in home.__all__)
 
