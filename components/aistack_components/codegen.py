@@ -27,7 +27,7 @@ import subprocess
 import sys
 import textwrap
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -41,7 +41,6 @@ from aistack_components.registry import (
     SPECS,
     VERSION,
     WIRING,
-    adapters,
 )
 
 __all__ = ["CONFIGS", "args_model", "main", "render_args", "render_schema"]
@@ -251,12 +250,14 @@ def render_args() -> str:
     return _ruff_format(header + "\n\n" + body + "\n")
 
 
-def render_schema() -> str:
-    """The package schema Pulumi infers from the adapters (offline, no CLI)."""
+def render_schema(components: Sequence[type]) -> str:
+    """The package schema Pulumi infers from the adapter classes `components` (offline, no
+    CLI). The caller hands them over: codegen does not import the adapters, which import
+    what codegen writes."""
     from pulumi.provider.experimental.component import ComponentProvider
 
     with sources_parsed_once():
-        schema = json.loads(ComponentProvider(adapters(), PACKAGE, version=VERSION).schema)
+        schema = json.loads(ComponentProvider(list(components), PACKAGE, version=VERSION).schema)
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
@@ -341,7 +342,7 @@ def main() -> None:
     # The adapters import args.py: render the schema from the file just written.
     for module in (ADAPTERS_MODULE, "aistack_components.args"):
         sys.modules.pop(module, None)
-    SCHEMA_FILE.write_text(render_schema())
+    SCHEMA_FILE.write_text(render_schema(importlib.import_module(ADAPTERS_MODULE).COMPONENTS))
     print(f"wrote {ARGS_FILE.relative_to(Path.cwd())} and {SCHEMA_FILE.relative_to(Path.cwd())}")
 
 

@@ -2,9 +2,8 @@
 version, its components (from aistack's registry, aistack/_registry.py) and their wiring.
 
 Neither codegen.py nor adapters.py imports the other: codegen renders args.py, which the
-adapters import, and then the schema, which Pulumi infers from the adapters; both read
-`WIRING`. The adapter classes are looked up here by name, when asked (`adapters()`), so
-the schema is inferred from the adapters as they import the args.py just written.
+adapters import, and then the schema, which Pulumi infers from the adapter classes its
+caller hands it (`codegen.main` imports them after writing args.py); both read `WIRING`.
 """
 
 import importlib
@@ -19,7 +18,6 @@ __all__ = [
     "VERSION",
     "WIRING",
     "Wiring",
-    "adapters",
 ]
 
 PACKAGE = "aistack"
@@ -31,15 +29,6 @@ SPECS: dict[str, ComponentSpec] = {spec.name: spec for spec in COMPONENTS}
 
 #: The module holding one adapter class per component, named as its token's name.
 ADAPTERS_MODULE = "aistack_components.adapters"
-
-
-def adapters() -> list[type]:
-    """Each component's adapter class, in the registry's order. Imported by name when called:
-    the adapters import this module (and args.py), and codegen.main drops them from
-    sys.modules after rewriting args.py, so this reads the adapters of the new file."""
-    module = importlib.import_module(ADAPTERS_MODULE)
-    classes: list[type] = module.COMPONENTS
-    return classes
 
 
 Wiring = tuple[str, str, bool, str]
