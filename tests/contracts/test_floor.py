@@ -117,14 +117,17 @@ def test_no_module_copies_a_contract_constant():
 def test_the_old_need_types_warn_and_give_the_one_capacity_need():
     # aws.QuotaNeed (instance_types) and gcp.GpuNeed (region first) were two spellings of
     # one idea; kept one release, each builds the CapacityNeed it meant.
-    from aistack import aws, gcp
+    from aistack.aws import gpu_quota as aws_quota
     from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds
+    from aistack.gcp import gpu_quota as gcp_quota
 
-    QuotaNeed, GpuNeed = aws.QuotaNeed, gcp.GpuNeed  # noqa: N806 - the old classes' names
+    QuotaNeed, GpuNeed = aws_quota.QuotaNeed, gcp_quota.GpuNeed  # noqa: N806 - old names
+    # Read from their modules, which warn on every use (`aws.HasQuotaNeeds` warns on the
+    # first, then the package keeps what it resolved).
     with pytest.warns(DeprecationWarning, match="HasCapacityNeeds"):
-        HasQuotaNeeds = aws.HasQuotaNeeds  # noqa: N806
+        HasQuotaNeeds = aws_quota.HasQuotaNeeds  # noqa: N806
     with pytest.warns(DeprecationWarning, match="HasCapacityNeeds"):
-        HasGpuNeeds = gcp.HasGpuNeeds  # noqa: N806
+        HasGpuNeeds = gcp_quota.HasGpuNeeds  # noqa: N806
 
     with pytest.warns(DeprecationWarning, match="CapacityNeed"):
         aws_need = QuotaNeed("train", ("p5.48xlarge",), 2, "spot", surge_nodes=1)
