@@ -29,7 +29,7 @@ from aistack.aws._base import child_opts, policy_output, stack_id, tags_for
 from aistack.aws._logs import encrypted_log_group
 from aistack.aws._node import gpu_launch_template, offers_in_region
 from aistack.config import AistackModel, Governance
-from aistack.contracts.aws import AwsNetwork, AwsRole, AwsWorkloadIdentity
+from aistack.contracts.aws import AwsInstanceProfile, AwsNetwork, AwsRole, AwsWorkloadIdentity
 from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.images import require_digest
 from aistack.errors import ConfigError, Problem, Problems
@@ -84,7 +84,7 @@ ROOT_DEVICE = {"batch": "/dev/xvda", "asg": "/dev/sda1"}
 CONTAINER_CACHE_PATH = "/cache"
 
 
-def _ready(network: Any) -> list[pulumi.Resource]:
+def _ready(network: AwsNetwork) -> list[pulumi.Resource]:
     """What nodes must wait for: the whole network component when one is given."""
     return [network] if isinstance(network, pulumi.Resource) else []
 
@@ -534,7 +534,11 @@ class TrainingPool(pulumi.ComponentResource):
         )
 
     def _launch_template(
-        self, name: str, args: TrainingPoolArgs, instance_profile: Any, network: Any
+        self,
+        name: str,
+        args: TrainingPoolArgs,
+        instance_profile: AwsInstanceProfile,
+        network: AwsNetwork,
     ) -> aws.ec2.LaunchTemplate:
         import base64
 
@@ -564,7 +568,12 @@ class TrainingPool(pulumi.ComponentResource):
     # ---- batch ---------------------------------------------------------------------------
 
     def _batch(
-        self, name: str, args: TrainingPoolArgs, network: Any, instance_profile: Any, role: Any
+        self,
+        name: str,
+        args: TrainingPoolArgs,
+        network: AwsNetwork,
+        instance_profile: AwsInstanceProfile,
+        role: AwsRole,
     ) -> None:
         spot = args.market == "spot"
         self.compute_environment = aws.batch.ComputeEnvironment(
@@ -745,7 +754,7 @@ class TrainingPool(pulumi.ComponentResource):
 
     # ---- asg -----------------------------------------------------------------------------
 
-    def _asg(self, name: str, args: TrainingPoolArgs, network: Any, role: Any) -> None:
+    def _asg(self, name: str, args: TrainingPoolArgs, network: AwsNetwork, role: AwsRole) -> None:
         spot = args.market == "spot"
         self.group = aws.autoscaling.Group(
             f"{name}-group",
