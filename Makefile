@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env bytecode scan-env nginx preview test lint format typecheck bench suite-profile check cost scan clean schema
+.PHONY: env bytecode scan-env nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema
 
 env: .venv/.aistack-synced
 
@@ -81,6 +81,19 @@ nginx:
 	    exit 2; \
 	  fi; }
 
+# The pod-view tests (tests/_harness/pod_view.py) build each container's filesystem with
+# bubblewrap, without a container engine.
+bwrap:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing bubblewrap (the pod-view tests run programs in each pod's filesystem)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; \
+	  else \
+	    echo "error: the tests need bubblewrap: install it (Debian/Ubuntu: sudo apt-get install bubblewrap), then run make test again" >&2; \
+	    exit 2; \
+	  fi; }
+
 # ruff first (a second); mypy beside the suite, at the lowest CPU priority: on a fresh clone
 # (no .mypy_cache) it takes 45-50 s of one core, reading the cloud SDKs' stubs. Niced, it
 # takes only the CPU the suite leaves idle and finishes after it, so pytest's clock shows the
@@ -90,7 +103,7 @@ nginx:
 # pytest keeps its assert-rewritten test modules in __pycache__ only where Python may write
 # bytecode: with PYTHONDONTWRITEBYTECODE set, each xdist worker would parse, rewrite and
 # compile every test module again on every run (about 3.7 s of CPU per worker).
-test: bytecode nginx scan-env
+test: bytecode nginx bwrap scan-env
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	@typecheck_log=$$(mktemp); \
@@ -107,7 +120,7 @@ bench: bytecode
 
 # Where the suite's CPU goes: workers, session jobs, the engine (runs, resources, refusals,
 # repeated builds) and the floor of its CPU over the machine's cores (docs/performance.md).
-suite-profile: bytecode nginx scan-env
+suite-profile: bytecode nginx bwrap scan-env
 	$(RUN) python benchmarks/suite_profile.py
 
 clean:

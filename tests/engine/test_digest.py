@@ -40,10 +40,10 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "d5a1769d9811d6dca8943725f7ed84a54af71c1fe00e5a737f6b2337e9bb6169",
-    "kubernetes-eks": "13a2727a8e052e85742463d8afc374f1bd15b7094d87c91630039b1c9c5a300d",
+    "kubernetes": "75da27d5bde0ccfb530d6f8e954bfa082f2cb9089b9b378af87c67bd9935c186",
+    "kubernetes-eks": "c1849ac4698e0280b79d1b66535bd9f3cc2190015bf0ffa3bb58c37adca140c8",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "928d0c64af3e1cee2eaaea8a8a2512c169ff7cbd849c26e698f2acfd68499559",
+    "kubernetes-gke": "a6d444e44842ba9f4fe393f706cc987c3ceff5ac055dce20c78345fae7d13cb3",
     "gcp-training": "727d0d57a7d8e52b5c43e72eea5b30fb6d5276621ff41d84cedf6c64fb599724",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }

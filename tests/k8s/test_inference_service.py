@@ -293,7 +293,7 @@ def _run_sidecar(tmp_path, conf: str, upstream: str, previous: str | None):
         pytest.fail(NGINX_MISSING)
     for directory in (
         "/run/aistack-gateway",
-        "/var/lib/aistack-gateway/tmp",
+        "/var/lib/aistack-gateway",
         "/var/cache/aistack-gateway",
     ):
         local = tmp_path / directory.strip("/").replace("/", "-")

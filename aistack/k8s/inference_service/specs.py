@@ -70,6 +70,7 @@ _SERVICE_PORT = 80
 _RUN_AS = 10001
 _HOME = "/home/aistack"
 _MODEL_ROOT = "/models"
+_GATEWAY_TEMP = "/var/lib/aistack-gateway"
 
 
 def _untyped(document: dict[str, Any]) -> Any:
@@ -99,7 +100,9 @@ def gateway_conf(args: InferenceServiceArgs, plan: VersionPlan) -> str:
         listen_address="0.0.0.0",  # noqa: S104 - the pod's own address; NetworkPolicy guards it
         upstream=f"127.0.0.1:{RUNTIME_PORT}",
         run_dir="/run/aistack-gateway",
-        temp_dir="/var/lib/aistack-gateway/tmp",
+        # The emptyDir's mount point itself: nginx makes each *_temp_path below it with one
+        # mkdir(), so a directory between the two would not exist and nginx would not start.
+        temp_dir=_GATEWAY_TEMP,
         cache_dir="/var/cache/aistack-gateway",
         log_dir=None,
         worker_user=None,
@@ -262,7 +265,7 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
         "volumeMounts": [
             {"name": "gateway-conf", "mountPath": GATEWAY_CONF_DIR, "readOnly": True},
             {"name": "gateway-run", "mountPath": "/run/aistack-gateway"},
-            {"name": "gateway-tmp", "mountPath": "/var/lib/aistack-gateway"},
+            {"name": "gateway-tmp", "mountPath": _GATEWAY_TEMP},
             {"name": "gateway-cache", "mountPath": "/var/cache/aistack-gateway"},
         ],
     }
