@@ -270,6 +270,19 @@ class KarpenterGpuPoolArgs(AistackModel):
         }
         return {capacity: gpus for capacity, gpus in wanted.items() if gpus > 0}
 
+    def disk_per_gpu_bytes(self) -> int:
+        """The node-local disk per GPU on the smallest-disked type the pool may launch: its
+        instance store (RAID0 under the kubelet, instanceStorePolicy), else the root volume."""
+        return min(
+            (
+                offer.nvme_disks * offer.nvme_disk_gb * 10**9
+                if offer.nvme_disks
+                else self.root_volume_gib * 1024**3
+            )
+            // offer.gpu_count
+            for offer in self.offers()
+        )
+
     def kueue_flavors(self, pool: str) -> list[dict[str, Any]]:
         """The flavors a pool named `pool` with these args gives (`KarpenterGpuPool.
         kueue_flavors()`): known before the pool registers anything, so a stack can
@@ -284,6 +297,8 @@ class KarpenterGpuPoolArgs(AistackModel):
                 ],
                 "gpus": gpus,
                 "gpuResource": GPU_RESOURCE,
+                # Kueue's quota of node-local disk: what that many GPUs' nodes have.
+                "ephemeralStorage": f"{gpus * self.disk_per_gpu_bytes() // 10**9}G",
             }
             for capacity, gpus in self.capacities().items()
         ]

@@ -22,6 +22,7 @@ __all__ = [
     "CAPACITY_LABEL",
     "DCGM_SCRAPE_ANNOTATION",
     "ENFORCES_LABEL",
+    "EPHEMERAL_STORAGE",
     "GATEWAY_CONF_DIR",
     "KUEUE_GROUP",
     "LABEL_PREFIX",
@@ -149,6 +150,9 @@ DCGM_SCRAPE_ANNOTATION = "aistack.dev/dcgm-scrape"
 #: decision (k8s.InferenceService refuses more; rule AIS-S3 judges any autoscaler by it).
 MAX_REPLICAS = 100
 #: Where k8s.InferenceService mounts the gateway sidecar's nginx.conf.
+#: The node-local disk a pod asks for (emptyDirs, writable layers): job templates request
+#: it, so a ClusterQueue must cover it for Kueue to admit them.
+EPHEMERAL_STORAGE = "ephemeral-storage"
 GATEWAY_CONF_DIR = "/etc/aistack-gateway"
 
 # ---- Kueue ------------------------------------------------------------------------------

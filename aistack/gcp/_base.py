@@ -32,6 +32,10 @@ __all__ = [
     "stateful_opts",
 ]
 
+#: A local SSD disk is 375 GB (pulumi-gcp RegionInstanceTemplateDisk `disk_size_gb`: "for
+#: SCRATCH disks, the size must be exactly 375GB"; Compute Engine docs, "About Local SSD").
+LOCAL_SSD_GB = 375
+
 
 def stack_id() -> str:
     """This stack's identity in labels (`aistack-stack`): budgets filter on it, the kill

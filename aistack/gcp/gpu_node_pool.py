@@ -25,7 +25,7 @@ when Kueue admits a job and the cluster autoscaler scales up, and go when they a
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
@@ -36,7 +36,7 @@ from aistack.config import AistackModel, Governance
 from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.k8s import CAPACITY_LABEL, POOL_LABEL
 from aistack.errors import Problems
-from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for
+from aistack.gcp._base import LOCAL_SSD_GB, catalogued_gpu_machine, child_opts, labels_for
 from aistack.gcp.gke_cluster import NODE_SCOPES, GkeCluster, cluster_name_problem
 
 __all__ = [
@@ -201,6 +201,44 @@ class GpuNodePoolArgs(AistackModel):
         if self.local_ssds is not None:
             return self.local_ssds
         return LOCAL_SSD_COUNTS.get(self.machine_type, (1,))[0]
+
+    def ephemeral_storage_gb(self) -> int:
+        """The disk under a node's kubelet: its local SSDs, or the boot disk without them."""
+        if self.allow_boot_disk_ephemeral_storage:
+            return self.disk_size_gb
+        return self.local_ssd_count() * LOCAL_SSD_GB
+
+    def node_labels(self, pool: str) -> dict[str, str]:
+        """The labels the nodes of a pool named `pool` carry."""
+        labels = {POOL_LABEL: pool, CAPACITY_LABEL: self.capacity}
+        if self.market == "flex-start":
+            labels["aistack.dev/provisioning"] = "flex-start"
+        return labels
+
+    def kueue_flavors(self, pool: str) -> list[dict[str, Any]]:
+        """The flavor a pool named `pool` with these args gives (`GpuNodePool.
+        kueue_flavors()`): known before the pool registers anything, so a stack can
+        validate its queue first."""
+        node_labels = self.node_labels(pool)
+        tolerations: list[dict[str, Any]] = [
+            {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
+        ]
+        if self.market == "spot":
+            node_labels[GKE_SPOT_LABEL] = "true"
+            spot = {"key": GKE_SPOT_LABEL, "operator": "Equal", "value": "true"}
+            tolerations.append({**spot, "effect": "NoSchedule"})
+        return [
+            {
+                "name": f"{pool}-{self.capacity}",
+                "capacity": self.capacity,
+                "nodeLabels": node_labels,
+                "tolerations": tolerations,
+                "gpus": self.max_nodes * self.machine.gpu_count,
+                "gpuResource": GPU_RESOURCE,
+                # Kueue's quota of node-local disk: what the pool's nodes have at most.
+                "ephemeralStorage": f"{self.max_nodes * self.ephemeral_storage_gb()}G",
+            }
+        ]
 
 
 class GpuNodePool(pulumi.ComponentResource):
@@ -378,37 +416,16 @@ class GpuNodePool(pulumi.ComponentResource):
         )
 
     def _node_labels(self) -> dict[str, str]:
-        labels = {POOL_LABEL: self._name, CAPACITY_LABEL: self.args.capacity}
-        if self.args.market == "flex-start":
-            labels["aistack.dev/provisioning"] = "flex-start"
-        return labels
+        return self.args.node_labels(self._name)
 
     @property
     def max_gpus(self) -> int:
         return self.args.max_nodes * self.args.machine.gpu_count
 
-    def kueue_flavors(self) -> list[dict]:
+    def kueue_flavors(self) -> list[dict[str, Any]]:
         """The pool's Kueue ResourceFlavor, as `k8s.TrainingQueue(flavors=...)` takes it:
         plain values, one flavor (a pool offers one capacity type)."""
-        capacity = self.args.capacity
-        node_labels = dict(self._node_labels())
-        tolerations: list[dict] = [
-            {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
-        ]
-        if self.args.market == "spot":
-            node_labels[GKE_SPOT_LABEL] = "true"
-            spot = {"key": GKE_SPOT_LABEL, "operator": "Equal", "value": "true"}
-            tolerations.append({**spot, "effect": "NoSchedule"})
-        return [
-            {
-                "name": f"{self._name}-{capacity}",
-                "capacity": capacity,
-                "nodeLabels": node_labels,
-                "tolerations": tolerations,
-                "gpus": self.max_gpus,
-                "gpuResource": GPU_RESOURCE,
-            }
-        ]
+        return self.args.kueue_flavors(self._name)
 
     def quota_needs(self) -> list[CapacityNeed]:
         """The GPU quota the pool needs at its maximum, plus one surge node for upgrades.

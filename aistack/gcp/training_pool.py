@@ -45,7 +45,13 @@ from aistack.config import AistackModel, Governance
 from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.images import pinned_image
 from aistack.errors import Problems
-from aistack.gcp._base import catalogued_gpu_machine, child_opts, labels_for, resource_id_from
+from aistack.gcp._base import (
+    LOCAL_SSD_GB,
+    catalogued_gpu_machine,
+    child_opts,
+    labels_for,
+    resource_id_from,
+)
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
@@ -74,9 +80,6 @@ TOKEN = "aistack:index:GcpTrainingPool"
 #: The Ops Agent's GPU utilisation metric, read through NVML on every GPU VM (Cloud
 #: Monitoring, "Ops Agent metrics": agent.googleapis.com/gpu/utilization, percent per GPU).
 GPU_UTILIZATION_METRIC = "agent.googleapis.com/gpu/utilization"
-#: A local SSD disk is 375 GB (pulumi-gcp RegionInstanceTemplateDisk `disk_size_gb`: "for
-#: SCRATCH disks, the size must be exactly 375GB"; Compute Engine docs, "About Local SSD").
-LOCAL_SSD_GB = 375
 #: The machine families whose GPUs come with the machine type (Compute Engine docs, "GPU
 #: machine types": A2, A3 and G2 attach their GPUs automatically; guest accelerators are
 #: declared only for N1).

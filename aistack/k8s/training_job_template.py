@@ -41,7 +41,7 @@ from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
 from aistack.contracts.images import require_digest
-from aistack.contracts.k8s import parse_quantity
+from aistack.contracts.k8s import EPHEMERAL_STORAGE, parse_quantity
 from aistack.errors import Problems
 from aistack.k8s import _job_models as m
 from aistack.k8s._base import annotations_for, child_opts, labels_for
@@ -603,7 +603,7 @@ def _pod_spec(args: TrainingJobTemplateArgs, role: str | None) -> m.PodSpec:
                 args=list(args.args) or None,
                 env=_environment(args, role),
                 resources=m.Resources(
-                    requests={**resources, "ephemeral-storage": f"{disk_gib}Gi"},
+                    requests={**resources, EPHEMERAL_STORAGE: f"{disk_gib}Gi"},
                     limits=dict(resources),
                 ),
                 security_context=m.SecurityContext(

@@ -34,7 +34,13 @@ from pulumi_kubernetes import _utilities as k8s_utilities
 from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
-from aistack.contracts.k8s import CAPACITY_LABEL, KUEUE_GROUP, MAX_QUEUE_GPUS, parse_quantity
+from aistack.contracts.k8s import (
+    CAPACITY_LABEL,
+    EPHEMERAL_STORAGE,
+    KUEUE_GROUP,
+    MAX_QUEUE_GPUS,
+    parse_quantity,
+)
 from aistack.errors import Problems
 from aistack.k8s._base import annotations_for, child_opts, labels_for
 
@@ -116,8 +122,14 @@ class QueueFlavor(AistackModel):
     memory: str | None = Field(
         None, description="Memory quota of this flavor. Default: gpus x the queue's memoryPerGpu."
     )
+    ephemeral_storage: str | None = Field(
+        None,
+        description="Node-local disk quota of this flavor (the pools' NVMe or local SSD under "
+        "the kubelet, summed over its nodes): job templates request their cache, /tmp and "
+        "home as ephemeral-storage. Default: gpus x the queue's ephemeralStoragePerGpu.",
+    )
 
-    @field_validator("cpu", "memory")
+    @field_validator("cpu", "memory", "ephemeral_storage")
     @classmethod
     def _is_quantity(cls, text: str | None) -> str | None:
         if text is not None:
@@ -164,6 +176,11 @@ class TrainingQueueArgs(AistackModel):
     )
     memory_per_gpu: str = Field(
         "64Gi", description="Memory quota per GPU for flavors that give no `memory`."
+    )
+    ephemeral_storage_per_gpu: str = Field(
+        "375G",
+        description="Node-local disk quota per GPU for flavors that give none (one GCE local "
+        "SSD, 375 GB, per GPU). Pools' kueue_flavors() give their nodes' own disk.",
     )
     queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = Field(
         "BestEffortFIFO",
@@ -220,7 +237,7 @@ class TrainingQueueArgs(AistackModel):
             raise ValueError(f"{bad} are not namespace names. Fix: DNS-1123 labels.")
         return names
 
-    @field_validator("cpu_per_gpu", "memory_per_gpu")
+    @field_validator("cpu_per_gpu", "memory_per_gpu", "ephemeral_storage_per_gpu")
     @classmethod
     def _is_quantity(cls, text: str) -> str:
         try:
@@ -439,9 +456,10 @@ def _quota(total: str | None, per_gpu: str, gpus: int) -> str:
     if total is not None:
         return total
     amount = parse_quantity(per_gpu) * gpus
-    # Whole numbers stay whole; a binary suffix is kept when it divides evenly.
-    for suffix, power in (("Ti", 4), ("Gi", 3), ("Mi", 2), ("Ki", 1)):
-        unit = 1024**power
+    # Whole numbers stay whole; the suffix is kept when it divides evenly.
+    units: list[tuple[str, int]] = [("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2)]
+    units += [("Ki", 1024), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3)]
+    for suffix, unit in units:
         if per_gpu.endswith(suffix) and amount % unit == 0:
             return f"{int(amount / unit)}{suffix}"
     return str(amount.normalize() if amount != amount.to_integral() else int(amount))
@@ -463,12 +481,14 @@ def cluster_queue_spec(args: TrainingQueueArgs) -> dict[str, Any]:
     """The ClusterQueue spec, for either API version."""
     flavors = _ordered(args.flavors)
     gpu_resources = sorted({f.gpu_resource for f in flavors})
-    # Every resource a pod requests must be covered, or Kueue does not admit the job
-    # ("resource cpu unavailable in ClusterQueue", pkg/scheduler/flavorassigner): pods
-    # always request CPU and memory (TeamNamespace's LimitRange gives defaults). Each
+    # Every resource a pod requests must be covered, or Kueue does not admit the job:
+    # "resource ephemeral-storage unavailable in ClusterQueue" at the default quota check
+    # (Kueue v0.19.2 pkg/scheduler/flavorassigner/flavorassigner.go:1071; the check skips
+    # only zero requests, :802-813). Pods always request CPU and memory (TeamNamespace's
+    # LimitRange gives defaults), and job templates their node-local disk (D3). Each
     # flavor lists every covered resource in the same order (CRD: "flavors must have the
     # same number of resources as the coveredResources").
-    covered = ["cpu", "memory", *gpu_resources]
+    covered = ["cpu", "memory", EPHEMERAL_STORAGE, *gpu_resources]
     spec: dict[str, Any] = {
         # kubernetes.io/metadata.name is the immutable label the control plane sets on
         # every namespace (Kueue docs, "Cluster Queue" > namespaceSelector): exactly the
@@ -498,6 +518,12 @@ def cluster_queue_spec(args: TrainingQueueArgs) -> dict[str, Any]:
                             {
                                 "name": "memory",
                                 "nominalQuota": _quota(f.memory, args.memory_per_gpu, f.gpus),
+                            },
+                            {
+                                "name": EPHEMERAL_STORAGE,
+                                "nominalQuota": _quota(
+                                    f.ephemeral_storage, args.ephemeral_storage_per_gpu, f.gpus
+                                ),
                             },
                             *(
                                 {

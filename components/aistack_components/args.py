@@ -2912,6 +2912,11 @@ class K8sQueueFlavor(TypedDict):
     """CPU quota of this flavor. Default: gpus x the queue's cpuPerGpu."""
     memory: NotRequired[str]
     """Memory quota of this flavor. Default: gpus x the queue's memoryPerGpu."""
+    ephemeral_storage: NotRequired[str]
+    """Node-local disk quota of this flavor (the pools' NVMe or local SSD under the kubelet,
+    summed over its nodes): job templates request their cache, /tmp and home as
+    ephemeral-storage. Default: gpus x the queue's ephemeralStoragePerGpu.
+    """
 
 
 class K8sTrainingQueueQueueingStrategy(enum.StrEnum):
@@ -2958,6 +2963,10 @@ class K8sTrainingQueueArgs(TypedDict):
     """CPU quota per GPU for flavors that give no `cpu` of their own. Default: "8"."""
     memory_per_gpu: NotRequired[str]
     """Memory quota per GPU for flavors that give no `memory`. Default: "64Gi"."""
+    ephemeral_storage_per_gpu: NotRequired[str]
+    """Node-local disk quota per GPU for flavors that give none (one GCE local SSD, 375 GB, per
+    GPU). Pools' kueue_flavors() give their nodes' own disk. Default: "375G".
+    """
     queueing_strategy: NotRequired[K8sTrainingQueueQueueingStrategy]
     """BestEffortFIFO (default): a job that does not fit does not block smaller ones behind it.
     StrictFIFO: creation order, strictly. Default: "BestEffortFIFO".

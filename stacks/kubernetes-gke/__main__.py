@@ -67,31 +67,17 @@ google_apis = {"cidr": "199.36.153.8/30", "purpose": "Google APIs: datasets, che
 
 def planned_flavors(pool: gcp.GpuNodePoolArgs | None) -> list[dict[str, Any]]:
     """The flavor the pool will give (`pool.kueue_flavors()`, the queue/pool contract of
-    docs/components/gcp/gpu-node-pool.md: its labels, the GPU taint, GKE's Spot label and
-    taint), from its parsed args, so the queue is validated before anything registers. When
-    the pool's own block is wrong (its problems are reported already), a one-GPU Spot
-    stand-in, so the queue's other problems still are."""
-    capacity = pool.capacity if pool else "spot"
-    labels = {"aistack.dev/pool": POOL, "aistack.dev/capacity": capacity}
-    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    if pool is None or pool.market == "spot":
-        labels["cloud.google.com/gke-spot"] = "true"
-        tolerations.append(
-            {
-                "key": "cloud.google.com/gke-spot",
-                "operator": "Equal",
-                "value": "true",
-                "effect": "NoSchedule",
-            }
-        )
+    docs/components/gcp/gpu-node-pool.md), from its parsed args, so the queue is validated
+    before anything registers. When the pool's own block is wrong (its problems are
+    reported already), a one-GPU Spot stand-in, so the queue's other problems still are."""
+    if pool is not None:
+        return pool.kueue_flavors(POOL)
     return [
         {
-            "name": f"{POOL}-{capacity}",
-            "capacity": capacity,
-            "nodeLabels": labels,
-            "tolerations": tolerations,
-            "gpus": pool.max_nodes * pool.machine.gpu_count if pool else 1,
-            "gpuResource": "nvidia.com/gpu",
+            "name": f"{POOL}-spot",
+            "capacity": "spot",
+            "nodeLabels": {"aistack.dev/pool": POOL, "cloud.google.com/gke-spot": "true"},
+            "gpus": 1,
         }
     ]
 

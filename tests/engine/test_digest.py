@@ -40,11 +40,11 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "75da27d5bde0ccfb530d6f8e954bfa082f2cb9089b9b378af87c67bd9935c186",
-    "kubernetes-eks": "c1849ac4698e0280b79d1b66535bd9f3cc2190015bf0ffa3bb58c37adca140c8",
+    "kubernetes": "737b0ac42ca54a9a198cc731b4c7062a6b832362bc74bf759c9a7492c917677e",
+    "kubernetes-eks": "a0a5fde525781b548039d997f6e6598506a84cebfc4b62ae886e40450383a5a2",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "a6d444e44842ba9f4fe393f706cc987c3ceff5ac055dce20c78345fae7d13cb3",
-    "gcp-training": "727d0d57a7d8e52b5c43e72eea5b30fb6d5276621ff41d84cedf6c64fb599724",
+    "kubernetes-gke": "b3295d4631c652c05d296b4509978c611e0c1626c12355cf37408d9124b8a220",
+    "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }
 

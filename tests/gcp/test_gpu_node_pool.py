@@ -264,6 +264,7 @@ def test_kueue_flavors_follow_the_queue_pool_contract(run, governance):
             ],
             "gpus": 12,  # 3 nodes x 4 L4
             "gpuResource": "nvidia.com/gpu",
+            "ephemeralStorage": "4500G",  # 3 nodes x 4 local SSDs x 375 GB
         }
     ]
 

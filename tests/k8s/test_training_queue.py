@@ -174,15 +174,27 @@ def test_spot_is_tried_before_on_demand_whatever_the_order_given():
     assert [f["name"] for f in flavors] == ["gpu-spot", "gpu-on-demand"]
 
 
-def test_the_gpu_quota_of_each_flavor_is_the_pools_maximum_with_cpu_and_memory_covered():
+def test_the_gpu_quota_of_each_flavor_is_the_pools_maximum_with_cpu_memory_and_disk_covered():
     group = _spec(_queue()[0])["resourceGroups"][0]
-    assert group["coveredResources"] == ["cpu", "memory", "nvidia.com/gpu"]
+    # Job templates request their node-local cache: an uncovered ephemeral-storage would
+    # keep every job suspended (tests/policy/rules/k8s/test_k8s_admission_rules.py).
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu"]
     quotas = {
         f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in group["flavors"]
     }
     assert quotas == {
-        "gpu-spot": {"cpu": "128", "memory": "1024Gi", "nvidia.com/gpu": "16"},
-        "gpu-on-demand": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8"},
+        "gpu-spot": {
+            "cpu": "128",
+            "memory": "1024Gi",
+            "ephemeral-storage": "6000G",
+            "nvidia.com/gpu": "16",
+        },
+        "gpu-on-demand": {
+            "cpu": "64",
+            "memory": "512Gi",
+            "ephemeral-storage": "3000G",
+            "nvidia.com/gpu": "8",
+        },
     }
     # Each flavor lists every covered resource, in the same order (the CRD's rule).
     for flavor in group["flavors"]:
@@ -202,7 +214,13 @@ def test_flavors_of_two_device_plugins_cover_both_with_zero_of_the_other():
     amd = {**KARPENTER_FLAVORS[1], "name": "mi300-on-demand", "gpuResource": "amd.com/gpu"}
     graph, _ = _queue(flavors=[KARPENTER_FLAVORS[0], amd])
     group = _spec(graph)["resourceGroups"][0]
-    assert group["coveredResources"] == ["cpu", "memory", "amd.com/gpu", "nvidia.com/gpu"]
+    assert group["coveredResources"] == [
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "amd.com/gpu",
+        "nvidia.com/gpu",
+    ]
     amd_quota = {r["name"]: r["nominalQuota"] for r in group["flavors"][1]["resources"]}
     assert amd_quota["amd.com/gpu"] == "8" and amd_quota["nvidia.com/gpu"] == "0"
     for _, document in custom_manifests(graph):
