@@ -204,7 +204,9 @@ try:
                 k8s.GpuMonitoringArgs,
                 {
                     "platform": "prometheus-operator",
-                    "exporter": "gpu-operator",
+                    # What stacks/kubernetes-operators (eks) installs: NVIDIA's dcgm-exporter
+                    # chart in the namespace dcgm-exporter, not the GPU Operator.
+                    "exporter": "dcgm-exporter-chart",
                     "governance": governance,
                     # kube-prometheus-stack's Prometheus selects monitors and rules by this.
                     "selectorLabels": {"release": "kube-prometheus-stack"},

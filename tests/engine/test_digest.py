@@ -41,7 +41,7 @@ DIGESTS = {
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
     "kubernetes": "737b0ac42ca54a9a198cc731b4c7062a6b832362bc74bf759c9a7492c917677e",
-    "kubernetes-eks": "a0a5fde525781b548039d997f6e6598506a84cebfc4b62ae886e40450383a5a2",
+    "kubernetes-eks": "e4bfbff5287996ae5e1c58ff96976f21a2753ad19dcabc6e17b7b4aba5cfe0c2",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "b3295d4631c652c05d296b4509978c611e0c1626c12355cf37408d9124b8a220",
     "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
