@@ -279,6 +279,15 @@ class InferenceServiceArgs(AistackModel):
         pattern=_DNS_LABEL,
         description="The serve TeamNamespace's ServiceAccount the pods run as.",
     )
+    priority_class_name: str | None = Field(
+        None,
+        max_length=253,
+        pattern=r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$",
+        description="The pods' PriorityClass, above training's (S1): the scheduler places "
+        "serving first and evicts training for it on shared nodes. k8s.TrainingQueue makes "
+        "`<clusterQueue>-serving` (`queue.priority_class_names['serving']`). Rule AIS-S1-13 "
+        "fails serving pods without one.",
+    )
     gpus_per_replica: int = Field(
         1, ge=1, le=16, description="GPUs per replica (the runtime's tensor parallelism)."
     )

@@ -157,6 +157,7 @@ class Toleration(_Api):
 
 class PodSpec(_Api):
     restart_policy: Literal["Never", "OnFailure", "Always"]
+    priority_class_name: str | None = None
     service_account_name: str | None = None
     automount_service_account_token: bool | None = None
     enable_service_links: bool | None = None

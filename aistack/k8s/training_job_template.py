@@ -238,6 +238,15 @@ class TrainingJobTemplateArgs(AistackModel):
         pattern=_DNS_LABEL,
         description=f"A Kueue WorkloadPriorityClass (`{KUEUE_PRIORITY_LABEL}`).",
     )
+    priority_class_name: str | None = Field(
+        None,
+        max_length=253,
+        pattern=r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$",
+        description="The pods' PriorityClass, below serving's (S1): on shared nodes the "
+        "scheduler evicts training first. k8s.TrainingQueue makes `<clusterQueue>-training` "
+        "(`queue.priority_class_names['training']`, preemptionPolicy Never). Rule AIS-S1-13 "
+        "fails templates without one.",
+    )
     environment: dict[str, str] = Field(
         default_factory=dict,
         description="Extra environment (no secrets: the cloud identity gives credentials). "
@@ -582,6 +591,7 @@ def _pod_spec(args: TrainingJobTemplateArgs, role: str | None) -> m.PodSpec:
     )
     return m.PodSpec(
         restart_policy="Never",
+        priority_class_name=args.priority_class_name,
         service_account_name=args.service_account,
         automount_service_account_token=args.api_token,
         enable_service_links=False,

@@ -2836,6 +2836,12 @@ class K8sTrainingJobTemplateArgs(TypedDict):
     """
     priority_class: NotRequired[str]
     """A Kueue WorkloadPriorityClass (`kueue.x-k8s.io/priority-class`)."""
+    priority_class_name: NotRequired[str]
+    """The pods' PriorityClass, below serving's (S1): on shared nodes the scheduler evicts
+    training first. k8s.TrainingQueue makes `<clusterQueue>-training`
+    (`queue.priority_class_names['training']`, preemptionPolicy Never). Rule AIS-S1-13 fails
+    templates without one.
+    """
     environment: NotRequired[dict[str, str]]
     """Extra environment (no secrets: the cloud identity gives credentials). AISTACK_* names
     are the template's own. Default: {}.
@@ -3194,6 +3200,12 @@ class K8sInferenceServiceArgs(TypedDict):
     """
     service_account: NotRequired[str]
     """The serve TeamNamespace's ServiceAccount the pods run as. Default: "server"."""
+    priority_class_name: NotRequired[str]
+    """The pods' PriorityClass, above training's (S1): the scheduler places serving first and
+    evicts training for it on shared nodes. k8s.TrainingQueue makes `<clusterQueue>-serving`
+    (`queue.priority_class_names['serving']`). Rule AIS-S1-13 fails serving pods without
+    one.
+    """
     gpus_per_replica: NotRequired[int]
     """GPUs per replica (the runtime's tensor parallelism). Default: 1."""
     gpu_resource: NotRequired[str]

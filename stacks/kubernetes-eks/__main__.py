@@ -262,12 +262,23 @@ queue = k8s.TrainingQueue(
 )
 template = k8s.TrainingJobTemplate(
     TEMPLATE,
-    {**args["template"].model_dump(by_alias=True), "queue": queue.local_queue_names[train_ns]},
+    {
+        **args["template"].model_dump(by_alias=True),
+        "queue": queue.local_queue_names[train_ns],
+        # Below serving: on shared nodes the scheduler evicts training first (S1).
+        "priorityClassName": queue.priority_class_names["training"],
+    },
     team=train,
 )
 k8s.GpuMonitoring("gpu-monitoring", args["monitoring"])
 k8s.ImagePolicy("image-policy", args["admission"])
-chat = k8s.InferenceService(args["inference"].model_name, args["inference"], team=serve)
+chat = k8s.InferenceService(
+    args["inference"].model_name,
+    args["inference"].model_copy(
+        update={"priority_class_name": queue.priority_class_names["serving"]}
+    ),
+    team=serve,
+)
 
 # EC2's vCPU quota for what the NodePools may launch, filed before they need it (C1).
 quota = aws.GpuQuota("gpu-quota", args["gpuQuota"], pools=[pool])

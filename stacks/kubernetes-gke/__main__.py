@@ -376,6 +376,8 @@ if operators_installed:
         {
             **args["job"].model_dump(by_alias=True),
             "queue": queue.local_queue_names[train_ns],
+            # Below serving: on shared nodes the scheduler evicts training first (S1).
+            "priorityClassName": queue.priority_class_names["training"],
         },
         team=train,
         opts=on_cluster,
@@ -386,8 +388,14 @@ if operators_installed:
 # Serving: built-in kinds, and the HTTPRoute and Managed Prometheus objects whose CRDs GKE
 # installs with the cluster (Gateway API on, gcp.GkeCluster), so no wait for the operators.
 k8s.ImagePolicy("image-policy", args["admission"], opts=on_cluster)
+# The serving PriorityClass is the queue's, so it is named once the operators' step made
+# the queue: a name no PriorityClass has would have every serving pod refused.
+serving_priority = queue.priority_class_names["serving"] if operators_installed else None
 chat = k8s.InferenceService(
-    args["inference"].model_name, args["inference"], team=serve, opts=on_cluster
+    args["inference"].model_name,
+    args["inference"].model_copy(update={"priority_class_name": serving_priority}),
+    team=serve,
+    opts=on_cluster,
 )
 pulumi.export(
     "rollbackCommand",

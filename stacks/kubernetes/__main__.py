@@ -171,12 +171,21 @@ serve = k8s.TeamNamespace(serve_namespace, blocks["serve"])
 queue = k8s.TrainingQueue(f"{team}-gpu", {**blocks["queue"], "namespaces": [train]})
 llama = k8s.TrainingJobTemplate(
     f"{team}-llama",
-    {**blocks["job"], "queue": queue.local_queue_names[train_namespace]},
+    {
+        **blocks["job"],
+        "queue": queue.local_queue_names[train_namespace],
+        # Below serving: on shared nodes the scheduler evicts training first (S1).
+        "priorityClassName": queue.priority_class_names["training"],
+    },
     team=train,
 )
 monitoring = k8s.GpuMonitoring("gpu", blocks["monitoring"])
 k8s.ImagePolicy("image-policy", blocks["admission"])
-chat = k8s.InferenceService(blocks["inference"]["modelName"], blocks["inference"], team=serve)
+chat = k8s.InferenceService(
+    blocks["inference"]["modelName"],
+    {**blocks["inference"], "priorityClassName": queue.priority_class_names["serving"]},
+    team=serve,
+)
 
 pulumi.export("trainingNamespace", train.namespace_name)
 pulumi.export("servingNamespace", serve.namespace_name)

@@ -40,10 +40,10 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "737b0ac42ca54a9a198cc731b4c7062a6b832362bc74bf759c9a7492c917677e",
-    "kubernetes-eks": "e4bfbff5287996ae5e1c58ff96976f21a2753ad19dcabc6e17b7b4aba5cfe0c2",
+    "kubernetes": "8bb684ecfa7cc108c659c92e769fb6bea3c07bf97d79a43157ea01ec4ffd8a9b",
+    "kubernetes-eks": "f855403401af936422a51286c23441dc4fcb480b8c096f534aee36f1b6da4da6",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "b3295d4631c652c05d296b4509978c611e0c1626c12355cf37408d9124b8a220",
+    "kubernetes-gke": "8bea6906f577c070d94c17550df0a4cdbaec2354e6e622049f69f798576c85dc",
     "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }

@@ -668,14 +668,14 @@ def test_a_team_namespace_with_a_template_fails_no_rule(overrides):
 
     def program():
         team = k8s.TeamNamespace("ml-train", _team_args(gpus))
-        k8s.TrainingJobTemplate(
-            "llama", _args(**{k: v for k, v in overrides.items() if k != "team_gpus"}), team=team
-        )
-        k8s.GpuMonitoring("gpu", {"platform": "prometheus-operator", "governance": GOVERNANCE})
-        k8s.TrainingQueue(
+        queue = k8s.TrainingQueue(
             "ml-train",
             {"governance": GOVERNANCE, "namespaces": [team], "flavors": [spot_flavor(gpus)]},
         )
+        template = _args(**{k: v for k, v in overrides.items() if k != "team_gpus"})
+        template["priorityClassName"] = queue.priority_class_names["training"]
+        k8s.TrainingJobTemplate("llama", template, team=team)
+        k8s.GpuMonitoring("gpu", {"platform": "prometheus-operator", "governance": GOVERNANCE})
 
     graph = engine.run(program)
     failed = [

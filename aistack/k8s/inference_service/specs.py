@@ -271,6 +271,7 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
     }
     pod_spec: dict[str, Any] = {
         "serviceAccountName": args.service_account,
+        **({"priorityClassName": args.priority_class_name} if args.priority_class_name else {}),
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
         "terminationGracePeriodSeconds": 60,
