@@ -121,12 +121,20 @@ class GpuNodePoolArgs(AistackModel):
         description="Most nodes the pool may run, across its zones: the cost cap and the "
         "GPU quota it needs (C1, C3). Required, no default.",
     )
+    workload: Literal["training", "serving"] = Field(
+        "training",
+        description="What the pool runs, labelled on its nodes' VMs: 'training' (default; "
+        "the budget kill switch may stop it, nodes live at most maxNodeHours) or 'serving' "
+        "(no node lifetime by default: nodes created together would end together, and with "
+        "them every replica of the model).",
+    )
     max_node_hours: float | None = Field(
         24,
         gt=0,
         description="Hours a node may live, whatever runs on it (node `max_run_duration`, "
-        "T5). Default 24; at most 168 for flex-start, where it is required. null: no node "
-        "lifetime (rule AIS-T5-03 then fails), for GKE versions that refuse the field.",
+        "T5). Default 24 for training pools, none for serving pools; at most 168 for "
+        "flex-start, where it is required. null: no node lifetime (rule AIS-T5-03 then "
+        "fails a training pool), for GKE versions that refuse the field.",
     )
     local_ssds: int | None = Field(
         None,
@@ -164,6 +172,16 @@ class GpuNodePoolArgs(AistackModel):
     @classmethod
     def _a_catalogued_gpu_machine(cls, machine: str) -> str:
         return catalogued_gpu_machine(machine)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _serving_nodes_live_on(cls, data: Any) -> Any:
+        # A serving pool's nodes are not time-boxed unless asked (AIS-T5-03): GKE would end
+        # every node of a pool created together within the same hour, replicas included.
+        unset = isinstance(data, dict) and not {"maxNodeHours", "max_node_hours"} & set(data)
+        if unset and data.get("workload") == "serving":
+            return {**data, "max_node_hours": None}
+        return data
 
     @model_validator(mode="after")
     def _market_fits(self) -> GpuNodePoolArgs:
@@ -400,7 +418,7 @@ class GpuNodePool(pulumi.ComponentResource):
                     gcp.container.NodePoolNodeConfigTaintArgs(key=k, value=v, effect=effect)
                     for k, v, effect in taints
                 ],
-                resource_labels=labels_for(args.governance, workload="training"),
+                resource_labels=labels_for(args.governance, workload=args.workload),
             ),
             opts=child_opts(self, depends_on=cluster.enabling()),
         )

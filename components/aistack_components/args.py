@@ -1947,6 +1947,11 @@ class GcpGpuNodePoolMarket(enum.StrEnum):
     FLEX_START = "flex-start"
 
 
+class GcpGpuNodePoolWorkload(enum.StrEnum):
+    TRAINING = "training"
+    SERVING = "serving"
+
+
 class GcpGpuNodePoolGpuDriverVersion(enum.StrEnum):
     DEFAULT = "DEFAULT"
     LATEST = "LATEST"
@@ -1972,10 +1977,17 @@ class GcpGpuNodePoolArgs(TypedDict):
     """Most nodes the pool may run, across its zones: the cost cap and the GPU quota it needs
     (C1, C3). Required, no default.
     """
+    workload: NotRequired[GcpGpuNodePoolWorkload]
+    """What the pool runs, labelled on its nodes' VMs: 'training' (default; the budget kill
+    switch may stop it, nodes live at most maxNodeHours) or 'serving' (no node lifetime by
+    default: nodes created together would end together, and with them every replica of the
+    model). Default: "training".
+    """
     max_node_hours: NotRequired[float]
-    """Hours a node may live, whatever runs on it (node `max_run_duration`, T5). Default 24; at
-    most 168 for flex-start, where it is required. null: no node lifetime (rule AIS-T5-03
-    then fails), for GKE versions that refuse the field. Default: 24.
+    """Hours a node may live, whatever runs on it (node `max_run_duration`, T5). Default 24 for
+    training pools, none for serving pools; at most 168 for flex-start, where it is
+    required. null: no node lifetime (rule AIS-T5-03 then fails a training pool), for GKE
+    versions that refuse the field. Default: 24.
     """
     local_ssds: NotRequired[int]
     """Local SSDs (375 GB NVMe each) backing the node's ephemeral storage, for emptyDir dataset

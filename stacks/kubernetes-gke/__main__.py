@@ -231,6 +231,8 @@ try:
                     "machineType": config.require("machineType"),
                     # Serving on demand: a Spot reclaim takes replicas away under load.
                     "market": "on-demand",
+                    # No node lifetime, and out of the budget kill switch's reach.
+                    "workload": "serving",
                     "maxNodes": config.require_int("servingGpus"),
                 },
             ),

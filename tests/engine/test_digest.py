@@ -43,7 +43,7 @@ DIGESTS = {
     "kubernetes": "8bb684ecfa7cc108c659c92e769fb6bea3c07bf97d79a43157ea01ec4ffd8a9b",
     "kubernetes-eks": "f855403401af936422a51286c23441dc4fcb480b8c096f534aee36f1b6da4da6",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "8bea6906f577c070d94c17550df0a4cdbaec2354e6e622049f69f798576c85dc",
+    "kubernetes-gke": "89a2aca916ea730d97bcca434632edfd7fa2b6ec2a3656955765720b96634768",
     "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }

@@ -151,6 +151,17 @@ def test_nodes_live_at_most_max_node_hours(run, governance, default_pool):
     assert pool.inputs["nodeConfig"]["maxRunDuration"] == "5400s"
 
 
+def test_a_serving_pool_is_labelled_serving_and_its_nodes_live_on(run, governance, default_pool):
+    """Serving nodes created together would all end after maxNodeHours, every replica with
+    them; the label keeps the budget kill switch (which stops training pools) away."""
+    assert default_pool.inputs["nodeConfig"]["resourceLabels"]["aistack-workload"] == "training"
+    serving = node_pool(run, governance, workload="serving", market="on-demand")
+    assert serving.inputs["nodeConfig"]["resourceLabels"]["aistack-workload"] == "serving"
+    assert "maxRunDuration" not in serving.inputs["nodeConfig"]
+    boxed = node_pool(run, governance, workload="serving", market="on-demand", maxNodeHours=48)
+    assert boxed.inputs["nodeConfig"]["maxRunDuration"] == "172800s"
+
+
 def test_nodes_are_shielded_run_the_gke_metadata_server_and_the_clusters_account(default_graph):
     graph = default_graph
     config = graph.named("l4-pool").inputs["nodeConfig"]

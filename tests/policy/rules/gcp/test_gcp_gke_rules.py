@@ -166,6 +166,28 @@ def test_t5_a_gpu_pool_without_max_run_duration_fails(verdicts):
     }
 
 
+def test_t5_a_serving_pool_lives_on_and_a_time_boxed_one_fails(verdicts):
+    """Serving nodes created together would end together, and the model's every replica
+    with them (../shared/research/k8s-fidelity-audit.md, defect 12)."""
+    serving = {"aistack-workload": "serving"}
+
+    def program():
+        gcp.container.NodePool(
+            "serve-gpu",
+            cluster=CLUSTER_ID,
+            node_config={"machine_type": "g2-standard-8", "resource_labels": serving},
+        )
+        gcp.container.NodePool("boxed-serve-gpu", cluster=CLUSTER_ID,
+                               node_config={"machine_type": "g2-standard-8",
+                                            "resource_labels": serving,
+                                            "max_run_duration": "86400s"})  # fmt: skip
+
+    assert verdicts("AIS-T5-03", program, **CONFIG) == {
+        "serve-gpu": "compliant",
+        "boxed-serve-gpu": "non-compliant",
+    }
+
+
 def test_s1_the_components_cluster_enforces_network_policy(components_graph):
     assert verdicts_of("AIS-S1-06", components_graph) == {"train-cluster": "compliant"}
 
