@@ -214,6 +214,40 @@ def test_each_version_scales_on_its_queue_between_explicit_bounds(graph):
     assert all("replicas" not in d["spec"] for d in _objects(graph, "Deployment"))
 
 
+def test_keda_waits_out_its_cooldown_only_where_it_may_scale_to_zero():
+    """KEDA's cooldownPeriod applies to scaling to 0 only (ScaledObject spec): rendered on
+    a standby at zero, not on a floor of one, where it would be a knob that does nothing."""
+    graph = _graph(
+        versions=[
+            {"version": "1.3.0", "weight": 0, "standby": "zero"},
+            {"version": "1.4.0", "weight": 100},
+        ]
+    )
+    scalers = _by_name(graph, "ScaledObject")
+    assert scalers["chat-1-3-0"]["spec"]["minReplicaCount"] == 0
+    assert scalers["chat-1-3-0"]["spec"]["cooldownPeriod"] == 600
+    assert "cooldownPeriod" not in scalers["chat-1-4-0"]["spec"]
+
+
+@pytest.mark.parametrize(
+    ("uri", "sync_image", "gcloud_config"),
+    [
+        ("gs://team-ml-models/serving", SYNC_IMAGE, True),
+        ("s3://team-ml-models/serving", f"public.ecr.aws/aws-cli/aws-cli@{DIGEST}", False),
+    ],
+    ids=["gcloud", "aws-cli"],
+)
+def test_the_weights_sync_gets_gclouds_config_only_when_gcloud_runs_it(
+    uri, sync_image, gcloud_config
+):
+    graph = _graph(model={"uri": uri, "syncImage": sync_image})
+    pod = _by_name(graph, "Deployment")["chat-1-4-0"]["spec"]["template"]["spec"]
+    [sync] = pod["initContainers"]
+    names = {variable["name"] for variable in sync["env"]}
+    assert ("CLOUDSDK_CONFIG" in names) is gcloud_config
+    assert "HOME" in names  # the root is read-only: the CLIs write their config here
+
+
 def test_an_hpa_standby_at_zero_is_a_deployment_of_zero_without_an_hpa():
     graph = _graph(
         autoscaling={"kind": "hpa", "hpaMetric": "vllm:num_requests_waiting"},

@@ -359,8 +359,13 @@ class InferenceService(pulumi.ComponentResource):
             spec={
                 "scaleTargetRef": {"name": object_name},
                 "pollingInterval": scaling.polling_interval_seconds,
-                # Only scaling to zero waits for cooldownPeriod; the HPA's window does the rest.
-                "cooldownPeriod": scaling.scale_down_window_seconds,
+                # cooldownPeriod applies only to scaling to zero (KEDA ScaledObject spec), so
+                # it is rendered only when the floor is 0; the HPA's window does the rest.
+                **(
+                    {"cooldownPeriod": scaling.scale_down_window_seconds}
+                    if plan.min_replicas == 0
+                    else {}
+                ),
                 "minReplicaCount": plan.min_replicas,
                 # KEDA's default maximum is 100 (keda.sh ScaledObject spec): always explicit.
                 "maxReplicaCount": plan.max_replicas,

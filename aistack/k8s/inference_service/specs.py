@@ -146,6 +146,14 @@ def _sync_command(args: InferenceServiceArgs, version: str) -> list[str]:
     return ["gcloud", "storage", "rsync", "--recursive", origin, target]
 
 
+def _sync_environment(scheme: str) -> list[dict[str, str]]:
+    """A writable HOME (the root is read-only) and, for gcloud only, its config directory."""
+    env = [{"name": "HOME", "value": "/tmp"}]  # noqa: S108 - a volume
+    if scheme == "gs":
+        env.append({"name": "CLOUDSDK_CONFIG", "value": "/tmp/gcloud"})  # noqa: S108
+    return env
+
+
 def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str) -> dict[str, Any]:
     """The Deployment's spec (without replicas: the autoscaler owns them)."""
     runtime = RUNTIMES[args.runtime]
@@ -182,10 +190,7 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
                 "image": args.model.sync_image,
                 "imagePullPolicy": "IfNotPresent",
                 "command": _sync_command(args, version),
-                "env": [
-                    {"name": "HOME", "value": "/tmp"},  # noqa: S108 - a volume
-                    {"name": "CLOUDSDK_CONFIG", "value": "/tmp/gcloud"},  # noqa: S108
-                ],
+                "env": _sync_environment(args.model.scheme),
                 "resources": {
                     "requests": {"cpu": "1", "memory": "1Gi"},
                     "limits": {"cpu": "2", "memory": "1Gi"},
