@@ -45,7 +45,7 @@ from pydantic import Field, field_validator
 from aistack.aws import _karpenter as crd
 from aistack.aws._base import child_opts, policy_document, policy_output, tags_for
 from aistack.aws._node import offers_in_region
-from aistack.catalog import InstanceType
+from aistack.catalog import InstanceType, eks_amis
 from aistack.config import AistackModel, Governance
 from aistack.contracts.capacity import CapacityNeed
 from aistack.contracts.k8s import (
@@ -129,9 +129,12 @@ TARGET_ID = "KarpenterInterruptionQueueTarget"
 #: automatic AMI selection and upgrades using the `latest` version pin, but this is **not**
 #: recommended for production environments. When using `latest`, a new AMI release will
 #: cause Karpenter to drift all out-of-date nodes". For GPU instance types the al2023 alias
-#: resolves the NVIDIA variant itself. AL2 is out of support (EKS, Nov 2025); Bottlerocket
-#: needs its own two-volume layout, not offered yet.
+#: resolves the NVIDIA variant itself, but only from the first release that has one
+#: (aistack.catalog.eks_amis.FIRST_NVIDIA_RELEASE, v20240924): with an older one Karpenter
+#: finds no AMI for a GPU type. AL2 is out of support (EKS, Nov 2025); Bottlerocket needs
+#: its own two-volume layout, not offered yet.
 _AMI_ALIAS = r"^al2023@v[0-9]{8}$"
+_EXAMPLE_ALIAS = f"al2023@{eks_amis.EXAMPLE_RELEASE}"
 _ROOT_DEVICE = "/dev/xvda"  # AL2023's root device (Karpenter's default mapping for AL2023)
 _CLUSTER_NAME = r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$"
 _ROLE_NAME = r"^[\w+=,.@-]{1,64}$"
@@ -185,8 +188,11 @@ class KarpenterGpuPoolArgs(AistackModel):
     )
     ami_alias: str = Field(
         description="EKS-optimized AL2023 AMI pinned to a release, 'al2023@vYYYYMMDD' "
-        "(e.g. 'al2023@v20240807'). Required; '@latest' is refused: a new AMI release would "
-        "drift and replace every node, running jobs included.",
+        f"(e.g. {_EXAMPLE_ALIAS!r}), one with images for the cluster's Kubernetes version. "
+        "Required; '@latest' is refused: a new AMI release would drift and replace every "
+        f"node, running jobs included. Releases before {eks_amis.FIRST_NVIDIA_RELEASE} are "
+        "refused: they have no NVIDIA variant, so Karpenter finds no AMI for GPU instance "
+        "types.",
     )
     subnet_selector_tags: dict[str, str] = Field(
         min_length=1,
@@ -249,12 +255,22 @@ class KarpenterGpuPoolArgs(AistackModel):
             raise ValueError(
                 f"{alias!r} follows every AMI release: Karpenter drifts and replaces all "
                 "nodes when AWS publishes one. Fix: pin a release, 'al2023@vYYYYMMDD' "
-                "(amazon-eks-ami release tags)."
+                f"(amazon-eks-ami release tags), e.g. {_EXAMPLE_ALIAS!r}."
             )
         if not re.fullmatch(_AMI_ALIAS, alias):
             raise ValueError(
                 f"{alias!r} is not an AL2023 alias pinned to a release. Fix: use "
-                "'al2023@vYYYYMMDD', e.g. 'al2023@v20240807'."
+                f"'al2023@vYYYYMMDD', e.g. {_EXAMPLE_ALIAS!r}."
+            )
+        version = eks_amis.alias_version(alias)
+        if version is not None and not eks_amis.has_nvidia(version):
+            first = eks_amis.FIRST_NVIDIA_RELEASE
+            raise ValueError(
+                f"{alias!r} predates {first}, the first amazon-eks-ami release with AL2023 "
+                "NVIDIA AMIs: with no NVIDIA variant Karpenter finds no AMI for the pool's "
+                "GPU instance types, and its nodes never launch. Fix: pin a release on or "
+                f"after {first} that has images for the cluster's Kubernetes version, e.g. "
+                f"{_EXAMPLE_ALIAS!r} (Kubernetes 1.30-1.36; amazon-eks-ami CHANGELOG.md)."
             )
         return alias
 

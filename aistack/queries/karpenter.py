@@ -18,11 +18,13 @@ __all__ = [
     "EC2_NODE_CLASS",
     "GPU_RESOURCE",
     "NODE_POOL",
+    "ami_aliases",
     "capacity_types",
     "is_gpu_pool",
     "node_class_of",
     "node_pools",
     "pool_name",
+    "pools_using",
     "template_spec",
 ]
 
@@ -94,3 +96,16 @@ def node_class_of(graph: StackGraph, pool: Resource) -> Resource | None:
         if metadata_of(node_class).get("name") == ref.get("name"):
             return node_class
     return None
+
+
+def pools_using(graph: StackGraph, node_class: Resource) -> list[Resource]:
+    """The NodePools of the stack whose nodeClassRef names this EC2NodeClass."""
+    return [pool for pool in node_pools(graph) if node_class_of(graph, pool) is node_class]
+
+
+def ami_aliases(node_class: Resource) -> list[str]:
+    """The `alias` terms of an EC2NodeClass's amiSelectorTerms (`family@version`; the CRD
+    makes an alias term exclusive of the others, karpenter.k8s.aws_ec2nodeclasses.yaml
+    v1.14.1)."""
+    terms = (node_class.inputs.get("spec") or {}).get("amiSelectorTerms") or []
+    return [str(term["alias"]) for term in terms if isinstance(term, dict) and term.get("alias")]

@@ -1248,8 +1248,10 @@ class AwsKarpenterGpuPoolArgs(TypedDict):
     """GPUs the on-demand fallback NodePool may run at most (C3). 0: no on-demand NodePool."""
     ami_alias: str
     """EKS-optimized AL2023 AMI pinned to a release, 'al2023@vYYYYMMDD' (e.g.
-    'al2023@v20240807'). Required; '@latest' is refused: a new AMI release would drift and
-    replace every node, running jobs included.
+    'al2023@v20260714'), one with images for the cluster's Kubernetes version. Required;
+    '@latest' is refused: a new AMI release would drift and replace every node, running jobs
+    included. Releases before v20240924 are refused: they have no NVIDIA variant, so
+    Karpenter finds no AMI for GPU instance types.
     """
     subnet_selector_tags: dict[str, str]
     """Tags selecting the (private) subnets nodes launch in, e.g. {'karpenter.sh/discovery':

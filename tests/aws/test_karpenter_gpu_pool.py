@@ -63,7 +63,7 @@ POOL_ARGS = {
     "instanceTypes": ["g6.xlarge", "g6.2xlarge"],
     "maxSpotGpus": 8,
     "maxOnDemandGpus": 2,
-    "amiAlias": "al2023@v20240807",
+    "amiAlias": "al2023@v20260714",
     "subnetSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
     "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
 }
@@ -159,7 +159,7 @@ def test_a_wrong_field_in_a_typed_model_is_a_config_error_before_deploy():
 def _node_class_minimum() -> dict:
     return {
         "role": "r",
-        "amiSelectorTerms": [{"alias": "al2023@v20240807"}],
+        "amiSelectorTerms": [{"alias": "al2023@v20260714"}],
         "subnetSelectorTerms": [{"tags": {"a": "b"}}],
         "securityGroupSelectorTerms": [{"tags": {"a": "b"}}],
         "metadataOptions": {
@@ -277,7 +277,7 @@ def test_node_class_is_imdsv2_one_hop_encrypted_raid0_and_pinned(pool_run):
         "httpTokens": "required",
     }
     assert spec["instanceStorePolicy"] == "RAID0"
-    assert spec["amiSelectorTerms"] == [{"alias": "al2023@v20240807"}]
+    assert spec["amiSelectorTerms"] == [{"alias": "al2023@v20260714"}]
     assert spec["blockDeviceMappings"] == [
         {
             "deviceName": "/dev/xvda",
@@ -305,6 +305,27 @@ def test_an_unpinned_or_unsupported_ami_alias_is_refused(pool_args, alias):
     with pytest.raises(ConfigError) as error:
         aws.KarpenterGpuPoolArgs.parse({**pool_args, "amiAlias": alias})
     assert error.value.fields == ["amiAlias"]
+
+
+# Platform fact: awslabs/amazon-eks-ami CHANGELOG.md, the first section listing AMI type
+# AL2023_x86_64_NVIDIA is "# AMI Release v20240924" (its v20240917 section lists only
+# AL2023_*_STANDARD and AL2); the table and its sources are aistack/catalog/eks_amis.py.
+@pytest.mark.parametrize("alias", ["al2023@v20240807", "al2023@v20240917"])
+def test_an_ami_alias_before_the_first_nvidia_release_is_one_error_with_the_fix(pool_args, alias):
+    with pytest.raises(ConfigError) as error:
+        aws.KarpenterGpuPoolArgs.parse({**pool_args, "amiAlias": alias, "maxSpotGpus": -1})
+    # Collected with the other bad fields, not raised alone.
+    assert sorted(error.value.fields) == ["amiAlias", "maxSpotGpus"]
+    (problem,) = [p for p in error.value.problems if p.field == "amiAlias"]
+    assert "no NVIDIA variant" in problem.message
+    assert "nodes never launch" in problem.message
+    assert "on or after v20240924" in problem.fix
+    assert "'al2023@v20260714'" in problem.fix
+
+
+@pytest.mark.parametrize("alias", ["al2023@v20240924", "al2023@v20241024", "al2023@v20260714"])
+def test_an_ami_alias_from_the_first_nvidia_release_on_is_taken(pool_args, alias):
+    assert aws.KarpenterGpuPoolArgs.parse({**pool_args, "amiAlias": alias}).ami_alias == alias
 
 
 def test_every_problem_is_reported_at_once_before_anything_is_registered(run, pool_args):

@@ -41,7 +41,7 @@ DIGESTS = {
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
     "kubernetes": "8bb684ecfa7cc108c659c92e769fb6bea3c07bf97d79a43157ea01ec4ffd8a9b",
-    "kubernetes-eks": "9bebd0e2406e0a2a863a28aa83d52cb01c92d540c85e5078174763702bda16f1",
+    "kubernetes-eks": "a1eed7e312593c4db4b2886a7a443f08a6df74c718a06c264310211354520e9c",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "89a2aca916ea730d97bcca434632edfd7fa2b6ec2a3656955765720b96634768",
     "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",

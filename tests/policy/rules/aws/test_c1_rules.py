@@ -258,7 +258,7 @@ KARPENTER_POOL = {
     "instanceTypes": ["g6.xlarge", "g6.2xlarge"],
     "maxSpotGpus": 8,
     "maxOnDemandGpus": 2,
-    "amiAlias": "al2023@v20240807",
+    "amiAlias": "al2023@v20260714",
     "subnetSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
     "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml-prod"},
 }

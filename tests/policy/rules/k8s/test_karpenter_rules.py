@@ -1,4 +1,5 @@
-"""Karpenter rules (C3 limits, C5 consolidation, C6 IMDSv2, D3 RAID0, T1 interruption queue):
+"""Karpenter rules (C3 limits, C5 consolidation, C6 IMDSv2, D3 RAID0, E1 pinned GPU AMI, T1
+interruption queue):
 aws.KarpenterGpuPool complies; hand-written NodePools and EC2NodeClasses without the
 safeguard violate. The hand-written objects validate against the kept v1.14.1 CRDs, so
 the violations are ones the API server would accept."""
@@ -29,14 +30,14 @@ POOL = {
     "instanceTypes": ["g5.xlarge"],
     "maxSpotGpus": 4,
     "maxOnDemandGpus": 1,
-    "amiAlias": "al2023@v20240807",
+    "amiAlias": "al2023@v20260714",
     "subnetSelectorTags": {"karpenter.sh/discovery": "ml"},
     "securityGroupSelectorTags": {"karpenter.sh/discovery": "ml"},
 }
 
 NODE_CLASS_SPEC = {
     "role": "KarpenterNodeRole-ml",
-    "amiSelectorTerms": [{"alias": "al2023@v20240807"}],
+    "amiSelectorTerms": [{"alias": "al2023@v20260714"}],
     "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml"}}],
     "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml"}}],
     "instanceStorePolicy": "RAID0",
@@ -131,6 +132,7 @@ def pool_graph():
         ("AIS-D3-03", {"gpu-spot", "gpu-on-demand"}),
         ("AIS-T1-03", {"gpu-spot"}),  # the on-demand pool runs no Spot
         ("AIS-C6-12", {"gpu-node-class"}),
+        ("AIS-E1-08", {"gpu-node-class"}),
     ],
 )
 def test_a_karpenter_gpu_pool_complies(pool_graph, rule_id, resources):
@@ -140,7 +142,8 @@ def test_a_karpenter_gpu_pool_complies(pool_graph, rule_id, resources):
 def test_the_hand_written_baseline_complies_but_t1(raw_verdicts):
     for rule_id in ("AIS-C3-10", "AIS-C5-06", "AIS-D3-03"):
         assert raw_verdicts(rule_id, _raw()) == {"raw-pool": "compliant"}, rule_id
-    assert raw_verdicts("AIS-C6-12", _raw()) == {"raw-class": "compliant"}
+    for rule_id in ("AIS-C6-12", "AIS-E1-08"):
+        assert raw_verdicts(rule_id, _raw()) == {"raw-class": "compliant"}, rule_id
 
 
 # ---- violating: hand-written objects --------------------------------------------------------
@@ -189,6 +192,53 @@ def test_d3_03_a_gpu_nodepool_whose_node_class_ignores_nvme_fails(raw_verdicts):
     assert raw_verdicts("AIS-D3-03", _raw(class_changes=None, plain_class=spec)) == {
         "raw-pool": "non-compliant"
     }
+
+
+# Platform fact: awslabs/amazon-eks-ami CHANGELOG.md, the first section listing AMI type
+# AL2023_x86_64_NVIDIA is "# AMI Release v20240924" (aistack/catalog/eks_amis.py).
+@pytest.mark.parametrize(
+    "alias", ["al2023@latest", "bottlerocket@latest", "al2023@v20240807", "al2023@v20240917"]
+)
+def test_e1_08_a_gpu_nodepools_class_unpinned_or_without_nvidia_images_fails(raw_verdicts, alias):
+    program = _raw(class_changes={"amiSelectorTerms": [{"alias": alias}]})
+    assert raw_verdicts("AIS-E1-08", program) == {"raw-class": "non-compliant"}
+
+
+def test_e1_08_an_alias_that_is_no_release_fails(raw_verdicts):
+    program = _raw(class_changes={"amiSelectorTerms": [{"alias": "al2023@v2024"}]})
+    assert raw_verdicts("AIS-E1-08", program) == {"raw-class": "non-compliant"}
+
+
+def _class_only(alias):
+    def program():
+        k8s.apiextensions.CustomResource(
+            "raw-class",
+            api_version="karpenter.k8s.aws/v1",
+            kind="EC2NodeClass",
+            metadata={"name": "raw"},
+            spec={**NODE_CLASS_SPEC, "amiSelectorTerms": [{"alias": alias}]},
+        )
+
+    return program
+
+
+def test_e1_08_an_old_alias_on_a_class_no_nodepool_of_the_stack_names_fails(raw_verdicts):
+    # Its NodePools are elsewhere: judged as the GPU class it may well be.
+    assert raw_verdicts("AIS-E1-08", _class_only("al2023@v20240807")) == {
+        "raw-class": "non-compliant"
+    }
+    assert raw_verdicts("AIS-E1-08", _class_only("al2023@v20240924")) == {"raw-class": "compliant"}
+
+
+def test_e1_08_an_old_alias_only_cpu_nodepools_use_complies(raw_verdicts):
+    template = copy.deepcopy(NODE_POOL_SPEC["template"])
+    template["spec"]["requirements"][1]["values"] = ["m7i.xlarge"]
+    del template["spec"]["taints"]
+    program = _raw(
+        {"template": template, "limits": {"cpu": "64"}},
+        class_changes={"amiSelectorTerms": [{"alias": "al2023@v20240807"}]},
+    )
+    assert raw_verdicts("AIS-E1-08", program) == {"raw-class": "compliant"}
 
 
 def test_t1_03_a_spot_nodepool_without_an_interruption_queue_fails(raw_verdicts):
