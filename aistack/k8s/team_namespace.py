@@ -23,6 +23,7 @@ What it creates, and why (docs/components/k8s/team-namespace.md says more):
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -370,8 +371,22 @@ class TeamNamespace(pulumi.ComponentResource):
         return {"aistack.dev/team": self.args.team, "aistack.dev/tier": self.args.tier}
 
 
+def _as_label(name: str) -> str:
+    """`name` made into an RFC 1123 label, for the fix a message suggests."""
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", name.lower())).strip("-")[:63] or "team"
+
+
 def _check(name: str, args: TeamNamespaceArgs, identities: Mapping[str, Any]) -> None:
     problems = Problems()
+    if args.namespace is None and not re.fullmatch(_DNS_LABEL, name):
+        # The component's name becomes the namespace's: the API server would refuse it.
+        problems.add(
+            f"{name}.namespace",
+            f"the namespace would be named {name!r}, the component's name, which is not an "
+            "RFC 1123 label (lowercase letters, digits and '-', at most 63 characters, "
+            "starting and ending with a letter or digit).",
+            f"name the component {_as_label(name)!r}, or set namespace to such a name.",
+        )
     seen: set[str] = set()
     names = {account.name for account in args.service_accounts}
     for index, account in enumerate(args.service_accounts):

@@ -42,6 +42,7 @@ from pydantic import Field, field_validator
 from aistack.config import AistackModel, Governance
 from aistack.contracts.images import require_digest
 from aistack.contracts.k8s import EPHEMERAL_STORAGE, parse_quantity
+from aistack.contracts.model_versions import is_moving_label
 from aistack.errors import Problems
 from aistack.k8s import _job_models as m
 from aistack.k8s._base import annotations_for, child_opts, labels_for
@@ -264,6 +265,19 @@ class TrainingJobTemplateArgs(AistackModel):
         min_length=1,
         description="The run configuration the submit command hashes into AISTACK_CONFIG_HASH.",
     )
+
+    @field_validator("dataset_version")
+    @classmethod
+    def _a_pinned_dataset_version(cls, version: str) -> str:
+        # D4: a run records the data it read; a moving name records nothing.
+        if is_moving_label(version):
+            raise ValueError(
+                f"{version!r} names whatever is newest, not a dataset version (checklist "
+                "D4): two runs of this template could read different data and neither "
+                "record which. Fix: give the version the dataset was stored under, e.g. "
+                "the dataset bucket's 'v3'."
+            )
+        return version
 
     @field_validator("image")
     @classmethod

@@ -34,6 +34,25 @@ def test_an_unpinned_or_malformed_pod_security_version_is_refused(run, team_args
     assert error.value.fields == ["ml-train.podSecurityVersion"]
 
 
+def test_a_component_name_that_is_no_namespace_name_is_a_config_error_first(run, team_args):
+    """The component's name becomes the namespace's: one ConfigError naming the field and
+    the rule, with the other bad fields, before the API server would refuse it."""
+    recorded = []
+
+    def program():
+        k8s.TeamNamespace("ML_Train", {**team_args, "podSecurityVersion": "latest"})
+        recorded.append("after")
+
+    with pytest.raises(ConfigError) as error:
+        run(program)
+    assert sorted(error.value.fields) == ["ML_Train.namespace", "ML_Train.podSecurityVersion"]
+    assert "RFC 1123 label" in str(error.value) and "'ml-train'" in str(error.value)
+    assert recorded == []
+    # An explicit namespace makes any component name fine.
+    graph = run(lambda: k8s.TeamNamespace("ML_Train", {**team_args, "namespace": "ml-train"}))
+    assert graph.named("ML_Train-namespace").inputs["metadata"]["name"] == "ml-train"
+
+
 def test_the_quota_caps_gpus_cpu_memory_pods_and_refuses_load_balancers(run, team_args):
     hard = _team(run, team_args).named("ml-train-quota").inputs["spec"]["hard"]
     assert hard == {

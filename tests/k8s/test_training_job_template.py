@@ -158,6 +158,15 @@ def test_the_longest_run_name_keeps_jobsets_pod_names_legal(run):
     assert error.value.fields == ["llama.runName"]
 
 
+@pytest.mark.parametrize("version", ["latest", "Latest", "current"])
+def test_a_moving_dataset_version_is_refused_at_the_component(run, version):
+    """D4 at the component, not only later by `aistack check` (AIS-D4-03)."""
+    with pytest.raises(ConfigError) as error:
+        run(_program(datasetVersion=version))
+    assert error.value.fields == ["llama.datasetVersion"]
+    assert "not a dataset version" in str(error.value)
+
+
 def test_every_run_gets_a_generated_name_so_it_can_be_submitted_again(job, jobset):
     for document in (job, jobset):
         assert document["metadata"]["generateName"] == "llama-"
