@@ -459,6 +459,14 @@ class VersionPlan:
     #: The version this one falls back to (fallback 'previous_version'), or None.
     previous: str | None
 
+    @property
+    def surge(self) -> int:
+        """Replicas a rolling update adds on top: one for a version taking traffic (its
+        pods are removed only after the new ones are Available, maxUnavailable 0), none
+        for a standby, which is replaced in place (maxUnavailable 1): it serves nothing
+        until a rollback moves weight to it."""
+        return 1 if self.spec.weight > 0 else 0
+
 
 def plan_service(
     name: str, args: InferenceServiceArgs, team: TeamNamespace | None
@@ -587,27 +595,34 @@ def _check_team(
             f"{args.gpu_resource!r} is not the namespace quota's {team.args.gpu_resource!r}.",
             "use the same resource name in both.",
         )
-    floor = sum(plan.min_replicas for plan in plans) * args.gpus_per_replica
-    # The most GPUs one moment needs: one version at its maximum, the others at their minimum.
+    # A `pulumi up` that changes the pod template rolls every version at once, each live
+    # one with a surge replica: the quota must hold that too, or the surge pod is refused
+    # (ResourceQuota: 403 exceeded quota), the rollout stalls at maxUnavailable 0 and the
+    # up fails at the progress deadline.
+    surge = sum(plan.surge for plan in plans)
+    floor = (sum(plan.min_replicas for plan in plans) + surge) * args.gpus_per_replica
+    # The most GPUs one moment needs: one version at its maximum, the others at their
+    # minimum, while they roll.
     ceiling = (
         max(
             plan.max_replicas + sum(other.min_replicas for other in plans if other is not plan)
             for plan in plans
         )
-        * args.gpus_per_replica
-    )
+        + surge
+    ) * args.gpus_per_replica
     if floor > team.args.gpus:
         problems.add(
             f"{where}.minReplicas",
-            f"the versions' minimum replicas need {floor} GPUs; the namespace's quota "
-            f"allows {team.args.gpus}.",
+            f"the versions' minimum replicas, with one surge replica per live version for a "
+            f"rolling update, need {floor} GPUs; the namespace's quota allows "
+            f"{team.args.gpus}, so the first pod-template change would never finish.",
             "lower minReplicas, or raise the TeamNamespace's gpus.",
         )
     elif ceiling > team.args.gpus:
         problems.add(
             f"{where}.maxReplicas",
-            f"one version at its maximum replicas needs {ceiling} GPUs; the namespace's quota "
-            f"allows {team.args.gpus}, so the autoscaler's cap can never be reached and "
-            "scale-ups fail at the quota instead.",
+            f"one version at its maximum replicas, while the versions roll, needs {ceiling} "
+            f"GPUs; the namespace's quota allows {team.args.gpus}, so the autoscaler's cap "
+            "can never be reached and scale-ups or rollouts fail at the quota instead.",
             "lower maxReplicas per version, or raise the TeamNamespace's gpus.",
         )

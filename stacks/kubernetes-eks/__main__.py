@@ -38,12 +38,19 @@ def planned_flavors(pool: aws.KarpenterGpuPoolArgs | None) -> list[dict[str, Any
     own block is wrong: its problems are reported already, the queue's others still are."""
     if pool is None:
         return [{"name": f"{POOL}-spot", "capacity": "spot", "gpus": 1}]
-    return pool.kueue_flavors(POOL)
+    return training_flavors(pool.kueue_flavors(POOL))
+
+
+def training_flavors(flavors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Training queues on the pool's Spot capacity only: its on-demand NodePool is
+    serving's. Kueue admits on quota alone, so an on-demand flavor would admit jobs onto
+    nodes serving already holds, and they would wait Pending, holding quota."""
+    return [flavor for flavor in flavors if flavor["capacity"] == "spot"]
 
 
 def inference_args() -> dict[str, Any]:
     """The served model, on the pool's on-demand nodes (a Spot reclaim would take replicas
-    away under load; they share the on-demand NodePool's limit with training's fallback)."""
+    away under load); the on-demand NodePool is serving's alone (training_flavors)."""
     live = config.require("liveVersion")
     return {
         "governance": governance,
@@ -59,7 +66,9 @@ def inference_args() -> dict[str, Any]:
         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
         "cpu": "3",
         "memory": "12Gi",
-        "maxReplicas": config.require_int("servingGpus") - 1,
+        # The quota holds one version at its maximum, the standby's replica and the live
+        # version's rolling-update surge replica.
+        "maxReplicas": config.require_int("servingGpus") - 2,
         "autoscaling": {"kind": "keda", "prometheusUrl": config.require("prometheusUrl")},
         "requestLogging": "metadata",
         "fallback": "previous_version",
@@ -102,7 +111,8 @@ try:
 except ConfigError as error:
     problems.extend(error.problems)
     pool_args = None
-training_gpus = sum(pool_args.capacities().values()) if pool_args else 1
+# Training queues on Spot only (training_flavors): the on-demand capacity is serving's.
+training_gpus = pool_args.capacities().get("spot", 1) if pool_args else 1
 alert_emails = config.require_object("alertEmails")
 try:
     args = parse_all(
@@ -257,7 +267,7 @@ queue = k8s.TrainingQueue(
     {
         **args["queue"].model_dump(by_alias=True),
         "namespaces": [train],
-        "flavors": pool.kueue_flavors(),
+        "flavors": training_flavors(pool.kueue_flavors()),
     },
 )
 template = k8s.TrainingJobTemplate(

@@ -100,7 +100,9 @@ def inference_args() -> dict[str, Any]:
         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
         "cpu": "6",
         "memory": "24Gi",
-        "maxReplicas": config.require_int("servingGpus") - 1,
+        # The quota holds one version at its maximum, the standby's replica and the live
+        # version's rolling-update surge replica.
+        "maxReplicas": config.require_int("servingGpus") - 2,
         # GKE's custom metrics adapter serves Managed Prometheus series under this name.
         "autoscaling": {
             "kind": "hpa",

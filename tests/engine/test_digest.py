@@ -40,10 +40,10 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "8bb684ecfa7cc108c659c92e769fb6bea3c07bf97d79a43157ea01ec4ffd8a9b",
-    "kubernetes-eks": "a1eed7e312593c4db4b2886a7a443f08a6df74c718a06c264310211354520e9c",
+    "kubernetes": "0c2cd5d73f72d36f9a8d3b0b7907f298197bc2566f18c764afa1dd8d909df365",
+    "kubernetes-eks": "b6d238ffa7d019dcef5a80e5806968ad917f07d40a768ad261dfcb05b525d6c8",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "89a2aca916ea730d97bcca434632edfd7fa2b6ec2a3656955765720b96634768",
+    "kubernetes-gke": "b0b779fcbbcf6699a4188c74e68497cb5ee76fa710d3c40af5fdc100796847e2",
     "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }

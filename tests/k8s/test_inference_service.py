@@ -483,6 +483,28 @@ def test_what_the_plan_checks_is_one_config_error_too():
     }
 
 
+def test_a_rollout_fits_the_quota_a_live_version_surges_and_a_standby_rolls_in_place():
+    """../shared/research/k8s-fidelity-audit.md, defect 8: with the floor equal to the quota,
+    the first pod-template change needed a surge pod the ResourceQuota refused, and the
+    rollout stalled at maxUnavailable 0 until the up failed."""
+    strategies = {
+        name: d["spec"]["strategy"]["rollingUpdate"]
+        for name, d in _by_name(_graph(gpus=6, maxReplicas=4), "Deployment").items()
+    }
+    assert strategies == {
+        "chat-1-4-0": {"maxUnavailable": 0, "maxSurge": 1},  # live: serves while it rolls
+        "chat-1-3-0": {"maxUnavailable": 1, "maxSurge": 0},  # standby: replaced in place
+    }
+    # Live at 4 + standby 1 + the live version's surge replica = 6 GPUs: 5 are refused.
+    with pytest.raises(ConfigError) as error:
+        _graph(gpus=5, maxReplicas=4)
+    assert error.value.fields == ["chat.maxReplicas"]
+    assert "while the versions roll, needs 6 GPUs" in str(error.value)
+    with pytest.raises(ConfigError) as error:
+        _graph(gpus=2, maxReplicas=1)
+    assert error.value.fields == ["chat.minReplicas"]
+
+
 def test_team_tier_account_weights_and_quota_are_checked_together():
     def program():
         team = _team(gpus=2, tier="train", accounts=("trainer",))
@@ -504,7 +526,7 @@ def test_team_tier_account_weights_and_quota_are_checked_together():
         "chat.versions.1.approvedBy",
         "chat.team",
         "chat.serviceAccount",
-        "chat.maxReplicas",  # 4 + 1 GPUs > 2
+        "chat.minReplicas",  # one replica and one rolling-update surge replica each: 4 > 2
     } <= fields
 
 

@@ -315,7 +315,9 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
         "selector": {"matchLabels": selector(model, version)},
         "strategy": {
             "type": "RollingUpdate",
-            "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1},
+            # A live version keeps serving while it rolls (a surge replica, counted in the
+            # quota check); a standby is replaced in place, needing no GPU beyond its own.
+            "rollingUpdate": {"maxUnavailable": 1 - plan.surge, "maxSurge": plan.surge},
         },
         "revisionHistoryLimit": 5,
         "template": {

@@ -52,8 +52,10 @@ def test_the_stack_previews_with_every_component(graph):
 def test_the_queues_flavors_are_the_pools_node_pools(graph):
     pools = _node_pools(graph)
     flavors = {f.inputs["metadata"]["name"]: f.inputs["spec"] for f in graph.of_type(FLAVOR)}
-    # Spot first, on-demand fallback: one flavor per NodePool, named as it.
-    assert sorted(flavors) == sorted(pools) == ["gpu-on-demand", "gpu-spot"]
+    # Training queues on the Spot NodePool only: the on-demand one is serving's, and an
+    # on-demand flavor would admit jobs onto nodes serving holds (audit defect 9).
+    assert sorted(flavors) == ["gpu-spot"]
+    assert sorted(pools) == ["gpu-on-demand", "gpu-spot"]
     for name, flavor in flavors.items():
         template = pools[name]["template"]
         node_labels = dict(template["metadata"]["labels"])
@@ -80,9 +82,11 @@ def test_the_queues_gpu_quota_is_each_node_pools_limit(graph):
         for r in f["resources"]
         if r["name"] == "nvidia.com/gpu"
     }
-    assert [f["name"] for f in group["flavors"]] == ["gpu-spot", "gpu-on-demand"]  # Spot first
-    assert quota == {name: spec["limits"]["nvidia.com/gpu"] for name, spec in pools.items()}
-    assert quota == {"gpu-spot": "8", "gpu-on-demand": "2"}  # maxSpotGpus, maxOnDemandGpus
+    assert [f["name"] for f in group["flavors"]] == ["gpu-spot"]
+    assert quota == {"gpu-spot": pools["gpu-spot"]["limits"]["nvidia.com/gpu"]}
+    assert quota == {"gpu-spot": "8"}  # maxSpotGpus
+    # The on-demand NodePool holds serving's quota: its floor, maximum and surge.
+    assert pools["gpu-on-demand"]["limits"]["nvidia.com/gpu"] == "4"
 
 
 def test_the_training_namespace_holds_what_the_pool_can_launch(graph):
@@ -90,7 +94,7 @@ def test_the_training_namespace_holds_what_the_pool_can_launch(graph):
         q.outputs["metadata"]["namespace"]: q.inputs["spec"]["hard"]["requests.nvidia.com/gpu"]
         for q in graph.of_type("kubernetes:core/v1:ResourceQuota")
     }
-    assert caps == {"vision-train": "10", "vision-serve": "2"}
+    assert caps == {"vision-train": "8", "vision-serve": "4"}
 
 
 def test_jobs_go_through_the_queues_local_queue_as_the_pod_identity_trainer(graph):
@@ -188,7 +192,9 @@ def test_the_model_is_served_on_the_pool_s_on_demand_nodes_and_scaled_by_keda(gr
         for d in deployments
     } == {(("aistack.dev/capacity", "on-demand"), ("aistack.dev/pool", "gpu"))}
     scalers = [r for r in graph.resources if r.type == "kubernetes:keda.sh/v1alpha1:ScaledObject"]
-    assert sorted(s.inputs["spec"]["maxReplicaCount"] for s in scalers) == [1, 1]
+    # servingGpus 4: one version at 2, the other's replica and the live one's surge replica;
+    # KEDA can scale the live version (min 1, max 2).
+    assert sorted(s.inputs["spec"]["maxReplicaCount"] for s in scalers) == [2, 2]
     (monitor,) = [r for r in graph.resources if r.type.endswith(":PodMonitor")]
     # kube-prometheus-stack's Prometheus selects it by this label.
     assert monitor.inputs["metadata"]["labels"]["release"] == "kube-prometheus-stack"

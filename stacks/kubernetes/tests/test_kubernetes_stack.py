@@ -89,7 +89,8 @@ def test_serving_runs_on_its_own_node_pool_within_the_serving_quota(graph):
         assert pod["nodeSelector"] == {"aistack.dev/pool": "l4-serve"}
         assert deployment.inputs["metadata"]["namespace"] == "vision-serve"
     hpas = [r for r in graph.resources if r.type.endswith(":HorizontalPodAutoscaler")]
-    assert sorted(h.inputs["spec"]["maxReplicas"] for h in hpas) == [3, 3]
+    # servingGpus 4: one version at 2, the other's replica and the live one's surge replica.
+    assert sorted(h.inputs["spec"]["maxReplicas"] for h in hpas) == [2, 2]
 
 
 def test_every_rule_passes(graph):
