@@ -568,6 +568,33 @@ def plan_service(
     return plans
 
 
+def _check_weights_reachable(
+    where: str, args: InferenceServiceArgs, team: TeamNamespace, account: Any, problems: Problems
+) -> None:
+    """The weights' init container reads `model.uri` as the pod's ServiceAccount: it needs
+    a cloud identity (no keys are mounted, C6) and an egress rule through the namespace's
+    default-deny to the storage API, or it fails and the pods stay in Init."""
+    assert args.model is not None
+    scheme = args.model.scheme
+    if account.identity == "none":
+        identity = "gke-workload-identity" if scheme == "gs" else "eks-pod-identity or eks-irsa"
+        problems.add(
+            f"{where}.serviceAccount",
+            f"{args.service_account!r} has no cloud identity, so the weights' sync cannot "
+            f"read {args.model.uri}.",
+            f"give the TeamNamespace's ServiceAccount identity {identity}, with an account "
+            "that may read the weights.",
+        )
+    if not any(443 in allowed.ports for allowed in team.args.allow_egress):
+        problems.add(
+            f"{where}.team",
+            f"the serving namespace allows no egress on port 443 beyond DNS, so the "
+            f"weights' sync cannot reach {args.model.uri} through its default-deny policy.",
+            "add allowEgress to the TeamNamespace: the storage API's range (Google APIs "
+            "199.36.153.8/30 through Private Google Access, or the VPC endpoints' subnet).",
+        )
+
+
 def _check_team(
     where: str,
     args: InferenceServiceArgs,
@@ -582,13 +609,15 @@ def _check_team(
             "training (checklist S1).",
             "pass a TeamNamespace with tier: serve.",
         )
-    accounts = {account.name for account in team.args.service_accounts}
+    accounts = {account.name: account for account in team.args.service_accounts}
     if args.service_account not in accounts:
         problems.add(
             f"{where}.serviceAccount",
             f"{args.service_account!r} is not a ServiceAccount of the serving namespace.",
             f"use one of {sorted(accounts) or 'none'}, or add it to the TeamNamespace.",
         )
+    elif args.model is not None:
+        _check_weights_reachable(where, args, team, accounts[args.service_account], problems)
     if team.args.gpu_resource != args.gpu_resource:
         problems.add(
             f"{where}.gpuResource",

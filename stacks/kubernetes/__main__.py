@@ -87,7 +87,16 @@ blocks = {
         "tier": "serve",
         "gpus": config.require_int("servingGpus"),
         "governance": governance,
-        "serviceAccounts": [{"name": "server"}],
+        # The model-sync init container reads the weights from the models bucket: a
+        # Google identity of its own and a way to Google's APIs through default-deny.
+        "serviceAccounts": [
+            {
+                "name": "server",
+                "identity": "gke-workload-identity",
+                "gcpServiceAccount": config.require("serverServiceAccount"),
+            }
+        ],
+        "allowEgress": [{**google_apis, "purpose": "Google APIs: the model weights"}],
     },
     "queue": {"governance": governance, "namespaces": [train_namespace], "flavors": [spot_flavor]},
     "job": {

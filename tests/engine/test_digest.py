@@ -40,7 +40,7 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "0c2cd5d73f72d36f9a8d3b0b7907f298197bc2566f18c764afa1dd8d909df365",
+    "kubernetes": "00e7c4235f2f40125e24274276f402f22e14ff620952d977f1c76e8dccdd75ca",
     "kubernetes-eks": "b6d238ffa7d019dcef5a80e5806968ad917f07d40a768ad261dfcb05b525d6c8",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
     "kubernetes-gke": "b0b779fcbbcf6699a4188c74e68497cb5ee76fa710d3c40af5fdc100796847e2",

@@ -40,7 +40,17 @@ NGINX_IMAGE = f"europe-west4-docker.pkg.dev/team-ml/mirror/nginx-unprivileged@{D
 SYNC_IMAGE = f"gcr.io/google.com/cloudsdktool/google-cloud-cli@{DIGEST}"
 
 
-def _team(gpus=8, tier="serve", accounts=("server",)):
+#: Google APIs through Private Google Access: where the weights' sync reads gs://.
+GOOGLE_APIS = {"cidr": "199.36.153.8/30", "purpose": "Google APIs: the model weights"}
+
+
+def _team(gpus=8, tier="serve", accounts=("server",), identity=True, egress=True):
+    def account(name):
+        if not identity:
+            return {"name": name}
+        email = f"{name}@team-ml.iam.gserviceaccount.com"
+        return {"name": name, "identity": "gke-workload-identity", "gcpServiceAccount": email}
+
     return k8s.TeamNamespace(
         f"ml-{tier}",
         {
@@ -48,7 +58,8 @@ def _team(gpus=8, tier="serve", accounts=("server",)):
             "tier": tier,
             "gpus": gpus,
             "governance": GOVERNANCE,
-            "serviceAccounts": [{"name": name} for name in accounts],
+            "serviceAccounts": [account(name) for name in accounts],
+            "allowEgress": [GOOGLE_APIS] if egress else [],
         },
     )
 
@@ -503,6 +514,24 @@ def test_a_rollout_fits_the_quota_a_live_version_surges_and_a_standby_rolls_in_p
     with pytest.raises(ConfigError) as error:
         _graph(gpus=2, maxReplicas=1)
     assert error.value.fields == ["chat.minReplicas"]
+
+
+def test_weights_the_namespace_cannot_reach_are_refused_before_any_pod_waits_in_init():
+    """../shared/research/k8s-fidelity-audit.md, defect 6: the sync ran as an account with
+    no Google identity, behind a default-deny with no way to Google's APIs."""
+
+    def program(identity, egress):
+        def build():
+            team = _team(identity=identity, egress=egress)
+            k8s.InferenceService("chat", _args(), team=team)
+
+        return build
+
+    with pytest.raises(ConfigError) as caught:
+        engine.run(program(identity=False, egress=False))
+    assert sorted(caught.value.fields) == ["chat.serviceAccount", "chat.team"]
+    assert "no cloud identity" in str(caught.value) and "allowEgress" in str(caught.value)
+    engine.run(program(identity=True, egress=True))
 
 
 def test_team_tier_account_weights_and_quota_are_checked_together():
