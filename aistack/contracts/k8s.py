@@ -23,6 +23,7 @@ __all__ = [
     "DCGM_SCRAPE_ANNOTATION",
     "ENFORCES_LABEL",
     "EPHEMERAL_STORAGE",
+    "GATEWAY_CLASS_ANNOTATION",
     "GATEWAY_CONF_DIR",
     "KUEUE_GROUP",
     "LABEL_PREFIX",
@@ -153,6 +154,9 @@ MAX_REPLICAS = 100
 #: The node-local disk a pod asks for (emptyDirs, writable layers): job templates request
 #: it, so a ClusterQueue must cover it for Kueue to admit them.
 EPHEMERAL_STORAGE = "ephemeral-storage"
+#: On an HTTPRoute: the gatewayClassName of the Gateway it attaches to, when the program
+#: knows it (a GKE class needs a HealthCheckPolicy per backend Service).
+GATEWAY_CLASS_ANNOTATION = "aistack.dev/gateway-class"
 GATEWAY_CONF_DIR = "/etc/aistack-gateway"
 
 # ---- Kueue ------------------------------------------------------------------------------

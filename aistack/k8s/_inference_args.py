@@ -220,6 +220,19 @@ class ParentGateway(AistackModel):
     section_name: str | None = Field(
         None, pattern=_DNS_LABEL, description="The listener, e.g. 'https'; default: all."
     )
+    gateway_class: str | None = Field(
+        None,
+        pattern=r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$",
+        description="The Gateway's gatewayClassName, when known. A GKE class (gke-l7-*) "
+        "gets a HealthCheckPolicy per version Service: GKE's load balancer does not read "
+        "the pods' readiness probe and would probe GET / on the serving port, which the "
+        "model answers 404, so every endpoint would be unhealthy.",
+    )
+
+    @property
+    def is_gke(self) -> bool:
+        """A GKE Gateway class (GKE docs, "GatewayClass capabilities": gke-l7-*)."""
+        return bool(self.gateway_class and self.gateway_class.startswith("gke-l7-"))
 
 
 class QualityAlert(AistackModel):

@@ -3141,6 +3141,12 @@ class K8sParentGateway(TypedDict):
     """str(object='') -> str str(bytes_or_buffer[, encoding[, errors]]) -> str"""
     section_name: NotRequired[str]
     """The listener, e.g. 'https'; default: all."""
+    gateway_class: NotRequired[str]
+    """The Gateway's gatewayClassName, when known. A GKE class (gke-l7-*) gets a
+    HealthCheckPolicy per version Service: GKE's load balancer does not read the pods'
+    readiness probe and would probe GET / on the serving port, which the model answers 404,
+    so every endpoint would be unhealthy.
+    """
 
 
 class K8sIngressSource(TypedDict):

@@ -111,7 +111,12 @@ def inference_args() -> dict[str, Any]:
         "requestLogging": "metadata",
         "fallback": "previous_version",
         # The platform's internal Gateway (gke-l7-rilb) and the region's proxy-only subnet.
-        "parentGateway": {"name": "internal", "namespace": "gateway"},
+        # GKE's internal Application Load Balancer: a HealthCheckPolicy per version.
+        "parentGateway": {
+            "name": "internal",
+            "namespace": "gateway",
+            "gatewayClass": "gke-l7-rilb",
+        },
         "ingressFrom": [
             {"cidr": config.require("proxyOnlySubnet"), "purpose": "the Gateway's proxies"},
             {"cidr": "35.191.0.0/16", "purpose": "Google Cloud health checks"},

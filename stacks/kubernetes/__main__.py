@@ -134,7 +134,13 @@ blocks = {
         },
         "requestLogging": "metadata",
         "fallback": "previous_version",
-        "parentGateway": {"name": "internal", "namespace": "gateway", "sectionName": "https"},
+        "parentGateway": {
+            "name": "internal",
+            "namespace": "gateway",
+            "sectionName": "https",
+            # GKE's internal Application Load Balancer: a HealthCheckPolicy per version.
+            "gatewayClass": "gke-l7-rilb",
+        },
         "hostnames": [hostname],
         # GKE's internal Application Load Balancer reaches pods from the region's proxy-only
         # subnet, its health checks from Google's two ranges (GKE docs, "Gateway security").

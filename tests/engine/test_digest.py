@@ -40,10 +40,10 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "00e7c4235f2f40125e24274276f402f22e14ff620952d977f1c76e8dccdd75ca",
+    "kubernetes": "df669d92c7413cb4d53fea60bb4bb36862c1c4bdfd897d06620500f8490b5b6d",
     "kubernetes-eks": "b6d238ffa7d019dcef5a80e5806968ad917f07d40a768ad261dfcb05b525d6c8",
     "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "b0b779fcbbcf6699a4188c74e68497cb5ee76fa710d3c40af5fdc100796847e2",
+    "kubernetes-gke": "40a0ef18d7a3a3c8ef0cabe33fefe2ce693a955bb20bb15a11db62e1591967c6",
     "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from aistack.contracts.k8s import GATEWAY_CLASS_ANNOTATION
 from aistack.k8s._base import annotations_for, child_opts, labels_for
 from aistack.k8s._inference_args import InferenceServiceArgs, VersionPlan, plan_service
 from aistack.k8s._inference_runtime import RUNTIMES
@@ -42,6 +43,7 @@ from aistack.k8s.inference_service.specs import (
     alert_rules,
     deployment_spec,
     gateway_conf,
+    health_check_policy_spec,
     ingress_policy,
     rollback_command,
     route_spec,
@@ -187,6 +189,15 @@ class InferenceService(pulumi.ComponentResource):
             opts=opts_in,
         )
         self.services[version] = service
+        if args.parent_gateway.is_gke:
+            k8s.apiextensions.CustomResource(
+                f"{name}-{plan.slug}-health-check",
+                api_version="networking.gke.io/v1",
+                kind="HealthCheckPolicy",
+                metadata=meta(object_name, version),
+                spec=health_check_policy_spec(args, object_name),
+                opts=child_opts(self, depends_on=[*self._after_team, service]),
+            )
         depends: list[pulumi.Resource] = [config_map]
         if plan.previous is not None:
             # nginx resolves the previous version's Service name when it starts.
@@ -242,10 +253,16 @@ class InferenceService(pulumi.ComponentResource):
             f"{self._name}-route",
             api_version="gateway.networking.k8s.io/v1",
             kind="HTTPRoute",
-            metadata=self._meta(model),
+            # The parent's class, for the rules: a GKE Gateway needs a HealthCheckPolicy
+            # per backend (AIS-G5-04).
+            metadata=self._meta(model, **self._gateway_class_annotation()),
             spec=route_spec(self.args, self.plans),
             opts=child_opts(self, depends_on=[*self._after_team, *self.services.values()]),
         )
+
+    def _gateway_class_annotation(self) -> dict[str, str]:
+        gateway_class = self.args.parent_gateway.gateway_class
+        return {GATEWAY_CLASS_ANNOTATION: gateway_class} if gateway_class else {}
 
     def _ingress(self) -> None:
         # The gateway port to `ingressFrom`, the metrics port to the scrapers; the serve

@@ -54,6 +54,7 @@ from aistack.k8s._monitoring_crs import (
 
 __all__ = [
     "alert_rules",
+    "health_check_policy_spec",
     "deployment_spec",
     "gateway_conf",
     "ingress_policy",
@@ -324,6 +325,33 @@ def deployment_spec(args: InferenceServiceArgs, plan: VersionPlan, conf_sha: str
             "metadata": {"labels": labels, "annotations": pod_annotations},
             "spec": pod_spec,
         },
+    }
+
+
+def health_check_policy_spec(args: InferenceServiceArgs, service: str) -> dict[str, Any]:
+    """GKE's HealthCheckPolicy for a version's Service (networking.gke.io/v1, CRD of
+    GoogleCloudPlatform/gke-gateway-api v1.4.0): the load balancer probes the gateway
+    sidecar's health path on its port, as the readiness probe does. Without it GKE probes
+    HTTP GET / on the serving port ("If not specified or left empty, a default value of '/'
+    is used", `httpHealthCheck.requestPath`), which nginx passes to the model, which answers
+    404: every NEG endpoint would be unhealthy and the Gateway would answer 503."""
+    gateway = args.gateway
+    return {
+        "default": {
+            "checkIntervalSec": 10,
+            "timeoutSec": 2,  # the readiness probe's
+            "healthyThreshold": 1,
+            "unhealthyThreshold": 3,
+            "config": {
+                "type": "HTTP",
+                "httpHealthCheck": {
+                    "portSpecification": "USE_FIXED_PORT",
+                    "port": gateway.listen_port,
+                    "requestPath": gateway.health_path,
+                },
+            },
+        },
+        "targetRef": {"group": "", "kind": "Service", "name": service},
     }
 
 
