@@ -26,7 +26,9 @@ invokes this Lambda. It acts on resources tagged `aistack:stack=<AISTACK_STACK>`
 * Standalone EC2 instances (those not started by an Auto Scaling group) that are pending or
   running: stopped, never terminated, because their disks may hold state. Instances that an
   Auto Scaling group launched are handled by scaling that group; Batch's instances (whose
-  group Batch manages) go when their environment scales in.
+  group Batch manages) go when their environment scales in. Instances Karpenter launched
+  (tagged `karpenter.sh/nodepool`) are left alone and reported: Karpenter would replace a
+  stopped one, so their training stops in the cluster, where the queue is held.
 
 Idempotent: a resource that is already at zero, disabled or stopped is reported under
 `unchanged` and is not touched again. In particular the previous-size tag is not
@@ -109,6 +111,11 @@ _FALSE = frozenset({"false", "0", "no", "off", ""})
 # The tag that AWS puts on every instance an Auto Scaling group launches. Batch and EKS node
 # groups launch their instances through Auto Scaling groups too.
 _ASG_INSTANCE_TAG = "aws:autoscaling:groupName"
+#: Karpenter tags every instance it launches with its NodePool (karpenter-provider-aws
+#: v1.14.1, pkg/providers/instance: `karpenter.sh/nodepool`). Stopping one only has
+#: Karpenter replace it: the node is gone, its pods are rescheduled, a new GPU instance
+#: launches. Such capacity is stopped in the cluster (the queue held, the NodePool's limits).
+_KARPENTER_INSTANCE_TAG = "karpenter.sh/nodepool"
 # How AWS Batch marks what it creates: its service-linked role may only create and update
 # Auto Scaling groups named `AWSBatch*`, and only tag resources carrying `AWSBatchServiceTag`
 # (AWS Batch User Guide, "Using service-linked roles for AWS Batch", AWSServiceRoleForBatch).
@@ -610,6 +617,16 @@ def _instances(run: _Run, client: Any) -> None:
         if _ASG_INSTANCE_TAG in tags:
             group = tags[_ASG_INSTANCE_TAG]
             run.unchanged(kind, instance_id, f"launched by Auto Scaling group {group}")
+            continue
+        if _KARPENTER_INSTANCE_TAG in tags:
+            pool = tags[_KARPENTER_INSTANCE_TAG]
+            run.unchanged(
+                kind,
+                instance_id,
+                f"launched by Karpenter NodePool {pool}: stopping it would only have it "
+                "replaced; hold the training queue (k8s.TrainingQueue stop_command) and set "
+                "the NodePool's limits to 0",
+            )
             continue
         if state in _STOPPED_STATES:
             run.unchanged(kind, instance_id, f"already {state}")

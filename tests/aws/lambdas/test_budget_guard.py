@@ -923,6 +923,39 @@ def test_batch_managed_auto_scaling_groups_are_left_to_batch(
     assert asg(world.training_asg)["desired"] == 0
 
 
+def test_instances_karpenter_launched_are_reported_not_stopped(
+    aws: list[dict[str, Any]], world: World
+) -> None:
+    """Karpenter replaces an instance that stops (its NodeClaim's instance is gone), so
+    stopping one changes nothing but the bill for a fresh boot; the alert says where its
+    training is stopped instead."""
+    ec2 = client("ec2")
+    source = ec2.describe_instances(InstanceIds=[world.training_instance])
+    launched = source["Reservations"][0]["Instances"][0]
+    karpenter = ec2.run_instances(
+        ImageId=launched["ImageId"],
+        InstanceType=launched["InstanceType"],
+        MinCount=1,
+        MaxCount=1,
+        SubnetId=launched["SubnetId"],
+        TagSpecifications=[
+            {
+                "ResourceType": "instance",
+                "Tags": _tag_list({**TRAINING, "karpenter.sh/nodepool": "gpu-spot"}),
+            }
+        ],
+    )["Instances"][0]["InstanceId"]
+
+    summary = kill_switch(STACK)
+
+    assert instance_state(karpenter) == "running"
+    assert instance_state(world.training_instance) in {"stopping", "stopped"}
+    unchanged = {(entry["kind"], entry["id"]): entry["reason"] for entry in summary["unchanged"]}
+    reason = unchanged[("instance", karpenter)]
+    assert reason.startswith("launched by Karpenter NodePool gpu-spot")
+    assert "stop_command" in reason
+
+
 class StubbedSession:
     """A boto3-session stand-in whose clients answer from botocore Stubbers."""
 
