@@ -29,6 +29,14 @@ What is deliberately NOT refused:
 - namespaces aistack does not manage: the bindings select `aistack.dev/managed: "true"`
   and never the Kubernetes system namespaces, where add-ons run images their installers
   chose;
+- namespaces that declare themselves exempt (`aistack.dev/image-policy: exempt`, with the
+  reason in `aistack.dev/image-policy-exempt-because`; aistack.contracts.k8s_admission):
+  stacks/kubernetes-operators labels so each operator namespace whose Helm chart installs
+  images by tag. Were they selected, the operators' pods would be refused, and Kueue's
+  `failurePolicy: Fail` webhooks, left without pods, would refuse every Job and
+  Deployment in the cluster. The declaration sits on the namespace, so it holds whichever
+  stack installs the policy; AIS-E1-09 fails a binding that selects a namespace holding a
+  Helm release with tag-only images;
 - updates that change no image, nor the model labels: on UPDATE an image, or model
   labels, already in `oldObject` are admitted again, so adding a label to, or a
   controller removing its finalizer from, a pod created before the policy existed still
@@ -73,6 +81,7 @@ from aistack.contracts.k8s import (
     MODEL_VERSION_LABEL,
     TIER_LABEL,
 )
+from aistack.contracts.k8s_admission import SYSTEM_NAMESPACES, image_policy_selector
 from aistack.contracts.model_versions import moving_label_regex
 from aistack.errors import Problems
 from aistack.k8s._base import MANAGED_LABEL, annotations_for, child_opts, labels_for
@@ -89,10 +98,6 @@ __all__ = [
     "TIER_LABEL",
     "VALIDATION_ACTIONS",
 ]
-
-#: Namespaces Kubernetes owns (aistack.queries.k8s.SYSTEM_NAMESPACES): never selected, even
-#: if someone labels them managed.
-SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
 
 #: A reference ending in a sha256 digest, one `@`: `repo[:tag]@sha256:<64 lowercase hex>`.
 #: Container runtimes pull by the digest and ignore a tag beside it (aistack.contracts.images). RE2
@@ -339,8 +344,10 @@ class ImagePolicyArgs(AistackModel):
     exclude_namespaces: tuple[str, ...] = Field(
         (),
         description="Namespaces left out although they match namespaceLabels, each a "
-        "decision (an operator installed from a chart with tagged images, say). The "
-        "Kubernetes system namespaces are always left out.",
+        "decision (a namespace another tool creates, whose labels you do not control). "
+        "The Kubernetes system namespaces, and namespaces labelled "
+        "aistack.dev/image-policy=exempt (stacks/kubernetes-operators labels so each "
+        "operator namespace whose chart installs images by tag), are always left out.",
     )
     jobsets: bool = Field(
         True,
@@ -427,19 +434,10 @@ class ImagePolicy(pulumi.ComponentResource):
 
 
 def namespace_selector(args: ImagePolicyArgs) -> dict[str, Any]:
-    """The bindings' namespaceSelector: the managed label(s), never a system namespace nor
-    an excluded one (`kubernetes.io/metadata.name` is set on every namespace by the API
-    server, Kubernetes docs "Well-Known Labels, Annotations and Taints")."""
-    return {
-        "matchLabels": dict(args.namespace_labels),
-        "matchExpressions": [
-            {
-                "key": "kubernetes.io/metadata.name",
-                "operator": "NotIn",
-                "values": sorted({*SYSTEM_NAMESPACES, *args.exclude_namespaces}),
-            }
-        ],
-    }
+    """The bindings' namespaceSelector: the managed label(s), never a system namespace, an
+    excluded one, nor one labelled `aistack.dev/image-policy: exempt`
+    (aistack.contracts.k8s_admission.image_policy_selector, which the rules read too)."""
+    return image_policy_selector(args.namespace_labels, args.exclude_namespaces)
 
 
 def _check(name: str, args: ImagePolicyArgs) -> None:

@@ -3354,9 +3354,11 @@ class K8sImagePolicyArgs(TypedDict):
     {"aistack.dev/managed": "true"}.
     """
     exclude_namespaces: NotRequired[list[str]]
-    """Namespaces left out although they match namespaceLabels, each a decision (an operator
-    installed from a chart with tagged images, say). The Kubernetes system namespaces are
-    always left out. Default: [].
+    """Namespaces left out although they match namespaceLabels, each a decision (a namespace
+    another tool creates, whose labels you do not control). The Kubernetes system
+    namespaces, and namespaces labelled aistack.dev/image-policy=exempt
+    (stacks/kubernetes-operators labels so each operator namespace whose chart installs
+    images by tag), are always left out. Default: [].
     """
     jobsets: NotRequired[bool]
     """Also judge JobSets (jobset.x-k8s.io). Harmless on a cluster without the JobSet CRD: the

@@ -14,9 +14,10 @@ So this one program runs twice around the operators stack:
 1. `pulumi config set operatorsInstalled false && pulumi up`: the network, the cluster and
    its pools, the trainer's identity, the namespaces and the monitoring (built-in kinds, and
    Managed Prometheus' CRDs, which GKE installs with the cluster);
-2. stacks/kubernetes-operators, stack `gke` (`gke: true`: Kueue, JobSet and KEDA; GKE
-   manages Prometheus, DCGM and the Gateway API CRDs), with this stack's `kubeconfig`
-   output as its `kubernetes:kubeconfig`;
+2. stacks/kubernetes-operators, stack `gke` (`gke: true`: Kueue, JobSet and the Custom
+   Metrics Stackdriver Adapter the serving HPAs read, as the `metrics-adapter` identity
+   this stack makes; GKE manages Prometheus, DCGM and the Gateway API CRDs), with this
+   stack's `kubeconfig` output as its `kubernetes:kubeconfig`;
 3. `pulumi config set operatorsInstalled true && pulumi up`: the queue and the job template.
 
 Later `up`s run with `operatorsInstalled: true` (the dev stack's setting, so the offline
@@ -202,6 +203,19 @@ try:
                             "kubernetesServiceAccounts": [
                                 {"namespace": serve_ns, "serviceAccount": "server"}
                             ],
+                        },
+                        # The Custom Metrics Stackdriver Adapter the operators stack installs
+                        # (customMetricsAdapter.gcpServiceAccount): it reads Managed
+                        # Prometheus series from Cloud Monitoring for the serving HPAs.
+                        {
+                            "name": "metrics-adapter",
+                            "kubernetesServiceAccounts": [
+                                {
+                                    "namespace": "custom-metrics",
+                                    "serviceAccount": "custom-metrics-stackdriver-adapter",
+                                }
+                            ],
+                            "projectRoles": ["roles/monitoring.viewer"],
                         },
                     ],
                 },
@@ -416,6 +430,8 @@ pulumi.export(
 )
 
 pulumi.export("kubeconfig", pulumi.Output.secret(cluster.kubeconfig()))
+# The operators stack's customMetricsAdapter.gcpServiceAccount.
+pulumi.export("metricsAdapterServiceAccount", identity.email("metrics-adapter"))
 pulumi.export("trainingNamespace", train.namespace_name)
 pulumi.export("servingNamespace", serve.namespace_name)
 pulumi.export("gpuAlerts", monitoring.alert_names)

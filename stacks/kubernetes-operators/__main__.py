@@ -18,8 +18,17 @@ resources against (aistack/scan/data/crds/, SOURCES.md), in its own namespace (P
 NetworkPolicies with the ports it serves and the API server it calls), with the image the
 chart pins for that release. `gke: true` leaves out what GKE manages (gcp.GkeCluster turns
 on managed Prometheus with DCGM and the Gateway API's standard CRDs; GKE installs the device
-plugin with its managed driver); `eks: true` adds Karpenter. The device plugin and
-Karpenter go to kube-system, where their installers put them (below).
+plugin with its managed driver) and, in place of KEDA, installs the Custom Metrics
+Stackdriver Adapter, which serves the `custom.metrics.k8s.io` the GKE stacks' HPA reads;
+`eks: true` adds Karpenter. The device plugin and Karpenter go to kube-system, where their
+installers put them (below).
+
+Every operator namespace whose chart installs its images by tag is labelled
+`aistack.dev/image-policy: exempt` (with the reason): k8s.ImagePolicy, which the stacks
+after this one install, refuses images without a digest in every aistack namespace but
+those, and would otherwise refuse the operators' pods (AIS-E1-09 holds it). Kueue's
+metrics, which k8s.GpuMonitoring's queue alerts read, are scraped over HTTPS with a bearer
+token: a ServiceMonitor through kube-prometheus-stack, or on GKE a PodMonitoring.
 
     aistack preview stacks/kubernetes-operators      # offline: no chart is fetched
     cd stacks/kubernetes-operators && pulumi up -s dev   # for real (or -s gke, -s eks)
@@ -35,8 +44,11 @@ import pulumi_kubernetes as kubernetes
 from pydantic import Field, field_validator, model_validator
 
 from aistack.config import AistackModel, Governance, parse_all
-from aistack.contracts.k8s import OLDEST_KUBERNETES
+from aistack.contracts.images import reference_problem
+from aistack.contracts.k8s import NEEDS_API_TOKEN_ANNOTATION, OLDEST_KUBERNETES
+from aistack.contracts.k8s_admission import image_policy_exemption
 from aistack.k8s import EgressAllow, annotations_for, labels_for
+from aistack.k8s.team_namespace import IDENTITY_ENDPOINTS
 
 #: The releases installed here. `crds` is the directory of aistack/scan/data/crds whose
 #: CRDs the components render against (tests/test_kubernetes_operators.py proves each
@@ -70,6 +82,11 @@ from aistack.k8s import EgressAllow, annotations_for, labels_for
 #: - Karpenter: oci://public.ecr.aws/karpenter/karpenter at the release's version
 #:   (karpenter-provider-aws v1.14.1 hack/release/common.sh publishHelmChart), the release
 #:   aws.KarpenterGpuPool renders its NodePool and EC2NodeClass for.
+#: - Custom Metrics Stackdriver Adapter (GKE only): no chart; its objects are rendered
+#:   below from GoogleCloudPlatform/k8s-stackdriver commit af49d863755c0535f598cfde9288ae
+#:   9a75251d38 (2026-08-17), custom-metrics-stackdriver-adapter/deploy/production/
+#:   adapter_new_resource_model.yaml, image v0.16.9-gke.0 (line 100), taken by digest
+#:   from the config (`customMetricsAdapter.image`).
 CHARTS: dict[str, dict[str, Any]] = {
     "kueue": {
         "chart": "oci://registry.k8s.io/kueue/charts/kueue",
@@ -145,6 +162,14 @@ CHARTS: dict[str, dict[str, Any]] = {
         "crds": "karpenter",
         "namespace": "kube-system",
     },
+    "custom-metrics-stackdriver-adapter": {
+        "rendered_from": "https://github.com/GoogleCloudPlatform/k8s-stackdriver/blob/"
+        "af49d863755c0535f598cfde9288ae9a75251d38/custom-metrics-stackdriver-adapter/deploy/"
+        "production/adapter_new_resource_model.yaml",
+        "release": "v0.16.9-gke.0",
+        "crds": None,
+        "namespace": "custom-metrics",
+    },
 }
 #: GKE manages these when gcp.GkeCluster creates the cluster: Managed Service for
 #: Prometheus and the managed DCGM exporter (monitoring_config enable_components DCGM,
@@ -162,6 +187,17 @@ GKE_MANAGED = (
 )
 #: Installed only with `eks: true`.
 EKS_ONLY = ("karpenter-crd", "karpenter")
+#: Installed only with `gke: true`: the GKE stacks (stacks/kubernetes-gke, stacks/kubernetes)
+#: autoscale serving with an HPA on `prometheus.googleapis.com|vllm:num_requests_waiting|
+#: gauge`, a Pods metric the HPA reads from `custom.metrics.k8s.io` (Kubernetes docs,
+#: "HorizontalPodAutoscaler Walkthrough", autoscaling on custom metrics), which on GKE only
+#: this adapter serves from Cloud Monitoring.
+GKE_ONLY = ("custom-metrics-stackdriver-adapter",)
+#: Not installed with `gke: true`: KEDA serves the GKE stacks nothing (they scale with the
+#: HPA above, not with ScaledObjects) and would hold a ClusterRole and an APIService
+#: (`v1beta1.external.metrics.k8s.io`) for no workload. KEDA stays the autoscaler off GKE
+#: (stacks/kubernetes-eks, `autoscaling.kind: keda` on kube-prometheus-stack).
+NOT_ON_GKE = ("keda",)
 
 #: The ports each operator's pods serve to callers outside their namespace, from the
 #: charts at the pinned tags: the API server calls webhooks and aggregated APIs, Prometheus
@@ -171,13 +207,41 @@ EKS_ONLY = ("karpenter-crd", "karpenter")
 #: the external-metrics APIService, webhooks 9443, operator metrics 8080);
 #: kube-prometheus-stack values.yaml (prometheusOperator tls.internalPort 10250 for its
 #: admission webhook; Prometheus 9090 and Alertmanager 9093, the operator's defaults);
-#: dcgm-exporter values.yaml (service.port 9400).
+#: dcgm-exporter values.yaml (service.port 9400); the custom metrics adapter's secure port,
+#: which this stack moves from 443 to 6443 (`--secure-port`, below).
 SERVED_PORTS: dict[str, tuple[int, ...]] = {
     "kueue": (8082, 9443, 8443),
     "jobset": (9443, 8443),
     "keda": (6443, 9443, 8080),
     "kube-prometheus-stack": (10250, 9090, 9093),
     "dcgm-exporter": (9400,),
+    "custom-metrics-stackdriver-adapter": (6443,),
+}
+
+#: The operators whose charts install their images by tag, at the pinned releases: their
+#: namespaces are labelled exempt from k8s.ImagePolicy (aistack.contracts.k8s_admission),
+#: which the stacks after this one install cluster-wide. Selected by it, every new pod of
+#: theirs would be refused ("container manager ... has no image digest"): an `atomic`
+#: install rolls back, and after a node drain the operators do not come back; with Kueue's
+#: webhooks (`failurePolicy: Fail`, every namespace but kube-system and kueue-system:
+#: kueue v0.19.2 charts/kueue/templates/webhook/manifests.yaml) that refuses every
+#: Deployment and Job in the cluster. Pinning the charts' images by digest in their values
+#: instead would take a digest per image per release, looked up in each registry.
+TAG_ONLY_IMAGES: dict[str, str] = {
+    "kueue": "the kueue 0.19.2 chart installs registry.k8s.io/kueue/kueue:v0.19.2 by tag "
+    "(kubernetes-sigs/kueue v0.19.2 charts/kueue/values.yaml:47-51 repository and tag, "
+    "which hack/helm-chart-package.sh:75 sets to the release tag)",
+    "jobset": "the jobset 0.12.0 chart installs registry.k8s.io/jobset/jobset:v0.12.0 by tag "
+    "(kubernetes-sigs/jobset v0.12.0 charts/jobset/values.yaml:24-26, "
+    "hack/helm-chart-package.sh:48 sets the tag)",
+    "keda": "the keda 2.20.2 chart installs ghcr.io/kedacore images by tag, the appVersion "
+    '(kedacore/charts v2.20.2 keda/values.yaml:22-43, tag "")',
+    "kube-prometheus-stack": "kube-prometheus-stack 88.3.0 installs quay.io/prometheus* "
+    'images by tag, sha "" (prometheus-community/helm-charts kube-prometheus-stack-88.3.0 '
+    "charts/kube-prometheus-stack/values.yaml, e.g. lines 3010-3015)",
+    "dcgm-exporter": "the dcgm-exporter 4.8.2 chart installs "
+    "nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless by tag (NVIDIA/dcgm-exporter "
+    "4.5.3-4.8.2 deployment/values.yaml:15-20)",
 }
 
 
@@ -222,6 +286,38 @@ class KarpenterValues(AistackModel):
         return self
 
 
+class CustomMetricsAdapter(AistackModel):
+    """The Custom Metrics Stackdriver Adapter (installed with `gke: true`): its image and
+    the Google service account it reads Cloud Monitoring as."""
+
+    image: str = Field(
+        description="The adapter's image by digest, e.g. gcr.io/gke-release/"
+        "custom-metrics-stackdriver-adapter:v0.16.9-gke.0@sha256:<digest> (`docker buildx "
+        "imagetools inspect` prints it). By digest: k8s.ImagePolicy judges its namespace."
+    )
+    gcp_service_account: str = Field(
+        pattern=r"^[a-z][-a-z0-9]{4,28}[a-z0-9]@[a-z][-a-z0-9.:]*\.iam\.gserviceaccount\.com$",
+        description="The Google service account the adapter acts as through Workload "
+        "Identity: it holds roles/monitoring.viewer on the cluster's project and lets "
+        "serviceAccount:<project>.svc.id.goog[custom-metrics/"
+        "custom-metrics-stackdriver-adapter] act as it (roles/iam.workloadIdentityUser). "
+        "The cluster's stack makes it (gcp.WorkloadIdentity, a workload with that "
+        "Kubernetes ServiceAccount and projectRoles [roles/monitoring.viewer]): a Google "
+        "resource here would make this Kubernetes stack a Google Cloud one.",
+    )
+
+    @field_validator("image")
+    @classmethod
+    def _by_digest(cls, image: str) -> str:
+        problem = reference_problem(image)
+        if problem:
+            raise ValueError(
+                f"{problem} (checklist E1). Fix: pin it, e.g. with the digest `docker buildx "
+                "imagetools inspect <image>` prints."
+            )
+        return image
+
+
 class OperatorsConfig(AistackModel):
     """What this stack installs, and where."""
 
@@ -231,6 +327,7 @@ class OperatorsConfig(AistackModel):
     skip: tuple[str, ...] = Field((), description="Operators not to install here.")
     api_server: ApiServer
     karpenter: KarpenterValues | None = None
+    custom_metrics_adapter: CustomMetricsAdapter | None = None
     egress: dict[str, tuple[EgressAllow, ...]] = Field(
         {},
         description="Egress an operator's pods need beyond DNS, their namespace and the API "
@@ -254,6 +351,16 @@ class OperatorsConfig(AistackModel):
                 "eks: true installs Karpenter, which needs `karpenter`. Fix: pass the pool's "
                 "helm_values() (stacks/kubernetes-eks output karpenterHelmValues)."
             )
+        if (
+            "custom-metrics-stackdriver-adapter" in self.installs()
+            and self.custom_metrics_adapter is None
+        ):
+            problems.append(
+                "gke: true installs the Custom Metrics Stackdriver Adapter (the GKE stacks' "
+                "HPA reads custom.metrics.k8s.io), which needs `customMetricsAdapter`. Fix: "
+                "give its image by digest and its Google service account, or skip "
+                "custom-metrics-stackdriver-adapter if the cluster runs one already."
+            )
         if problems:
             raise ValueError(" ".join(problems))
         return self
@@ -263,13 +370,15 @@ class OperatorsConfig(AistackModel):
             name
             for name in CHARTS
             if name not in self.skip
-            and not (self.gke and name in GKE_MANAGED)
+            and not (self.gke and name in (*GKE_MANAGED, *NOT_ON_GKE))
             and (self.eks or name not in EKS_ONLY)
+            and (self.gke or name not in GKE_ONLY)
         ]
 
 
 config = pulumi.Config()
 karpenter = config.get_object("karpenter")
+adapter = config.get_object("customMetricsAdapter")
 settings = parse_all(
     {
         "operators": (
@@ -287,6 +396,7 @@ settings = parse_all(
                 "apiServer": config.require_object("apiServer"),
                 "egress": config.get_object("egress") or {},
                 **({"karpenter": karpenter} if karpenter is not None else {}),
+                **({"customMetricsAdapter": adapter} if adapter is not None else {}),
             },
         )
     }
@@ -305,15 +415,20 @@ def namespace(key: str, *, privileged: str | None = None) -> kubernetes.core.v1.
         for mode in ("enforce", "audit", "warn")
         for suffix, value in (("", level), ("-version", f"v{OLDEST_KUBERNETES}"))
     }
+    # A chart that installs its images by tag: out of k8s.ImagePolicy's reach, with why.
+    exempt, exempt_because = (
+        image_policy_exemption(TAG_ONLY_IMAGES[key]) if key in TAG_ONLY_IMAGES else ({}, {})
+    )
     ns = kubernetes.core.v1.Namespace(
         f"{key}-namespace",
         metadata={
             "name": name,
-            "labels": {**labels, **pss},
+            "labels": {**labels, **pss, **exempt},
             # Governance as on every aistack namespace: owner, regions, third parties (G6).
             "annotations": {
                 **annotations_for(settings.governance),
                 **({"aistack.dev/privileged-because": privileged} if privileged else {}),
+                **exempt_because,
             },
         },
     )
@@ -353,6 +468,16 @@ def namespace(key: str, *, privileged: str | None = None) -> kubernetes.core.v1.
         {"to": [{"podSelector": {}}]},  # its own pods (KEDA's metrics server to operator)
     ]
     purposes = ["DNS", "the API server", "its own pods"]
+    if key == "custom-metrics-stackdriver-adapter":
+        # Its Google credentials and the cluster's project, location and name, from the GKE
+        # metadata server (Workload Identity; the adapter's pkg/config/gce_config.go reads
+        # project, cluster-location and cluster-name there).
+        endpoints = IDENTITY_ENDPOINTS["gke-workload-identity"]
+        egress.extend(
+            {"to": [{"ipBlock": {"cidr": cidr}}], "ports": [{"protocol": "TCP", "port": port}]}
+            for cidr, port in endpoints
+        )
+        purposes.append("the GKE metadata server (Workload Identity)")
     if key == "keda" and "kube-prometheus-stack" in installs:
         # The prometheus scaler queries Prometheus (the operator's Service, port 9090).
         monitoring_ns = CHARTS["kube-prometheus-stack"]["namespace"]
@@ -429,18 +554,172 @@ def release(
     )
 
 
+#: How Kueue's metrics are scraped: kueue v0.19.2 serves them on 8443 over HTTPS behind
+#: authentication and authorization (cmd/kueue/main.go:188-192, `SecureServing: true`,
+#: `filters.WithAuthenticationAndAuthorization`: a TokenReview of the scraper's bearer
+#: token, then a SubjectAccessReview for `get` on the non-resource URL /metrics), from a
+#: self-signed certificate unless cert-manager is on (the chart's own ServiceMonitor
+#: skips verification: charts/kueue/values.yaml:365-371). The metrics Service is
+#: `kueue-controller-manager-metrics-service`, port `https` (values.yaml:209-215,
+#: templates/manager/auth_proxy_service.yaml), labelled as templates/_helpers.tpl:52-76
+#: says (release and chart both `kueue`); the manager pod's port is `metrics`
+#: (templates/manager/manager.yaml:79-81). k8s.GpuMonitoring's queue alerts read
+#: kueue_admission_wait_time_seconds, kueue_pending_workloads and
+#: kueue_admitted_workloads_total: without this scrape they never fire.
+KUEUE_METRICS_SERVICE_LABELS = {
+    "app.kubernetes.io/name": "kueue",
+    "app.kubernetes.io/instance": "kueue",
+    "app.kubernetes.io/component": "metrics-service",
+}
+KUEUE_MANAGER_POD_LABELS = {
+    "app.kubernetes.io/name": "kueue",
+    "control-plane": "controller-manager",
+}
+#: Kueue's ServiceMonitor for kube-prometheus-stack, given to that chart as
+#: `prometheus.additionalServiceMonitors` (kube-prometheus-stack-88.3.0 values.yaml:5103,
+#: templates/prometheus/servicemonitors.yaml): the chart labels it `release:
+#: kube-prometheus-stack` (servicemonitors.yaml:11-13, _helpers.tpl:76-87), which its
+#: Prometheus selects (values.yaml:4476 serviceMonitorSelectorNilUsesHelmValues), and it
+#: installs after the prometheus-operator CRDs (that release's depends_on). Prometheus
+#: authenticates with its own ServiceAccount token (the endpoint as Kueue's chart writes it,
+#: templates/prometheus/monitor.yaml:31-37; `bearerTokenFile` is allowed, the chart leaves
+#: arbitraryFSAccessThroughSMs off: values.yaml:4896); its ClusterRole already grants `get`
+#: on /metrics (templates/prometheus/clusterrole.yaml:30-41).
+KUEUE_SERVICE_MONITOR = {
+    "name": "kueue",
+    "namespaceSelector": {"matchNames": [CHARTS["kueue"]["namespace"]]},
+    "selector": {"matchLabels": KUEUE_METRICS_SERVICE_LABELS},
+    "endpoints": [
+        {
+            "port": "https",
+            "scheme": "https",
+            "path": "/metrics",
+            "bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token",
+            "tlsConfig": {"insecureSkipVerify": True},
+        }
+    ],
+}
+
+
+def kueue_metrics_on_gke(ns: kubernetes.core.v1.Namespace) -> None:
+    """Kueue's scrape by Google Cloud Managed Service for Prometheus: a PodMonitoring in
+    kueue-system with TLS and a bearer token. GMP takes a token only from a Secret
+    (PodMonitoring v1 `authorization.credentials.secret`, prometheus-engine v0.17.2 CRD kept
+    under aistack/scan/data/crds), which the managed collector (ServiceAccount `collector`
+    in gmp-system) must be let read: prometheus-engine v0.17.2 examples/instrumentation/
+    go-synthetic/go-synthetic-basic-auth.yaml:86-109 (a Role on the one Secret, bound to
+    gmp-system/collector) and examples/inference-optimized-gateway/secret.yaml:15-52 (a
+    ServiceAccount whose token Secret holds the bearer token, allowed `get` on /metrics)."""
+    name = CHARTS["kueue"]["namespace"]
+    opts = pulumi.ResourceOptions(parent=ns)
+    meta = {"namespace": ns.metadata["name"], "labels": labels}
+    reader, token = "kueue-metrics-reader", "kueue-metrics-reader-token"
+    account = kubernetes.core.v1.ServiceAccount(
+        "kueue-metrics-reader",
+        metadata={**meta, "name": reader},
+        # No pod runs as it: it only owns the token the collector presents.
+        automount_service_account_token=False,
+        opts=opts,
+    )
+    # The token controller fills a Secret of this type with the account's token (Kubernetes
+    # docs, "Manually create a long-lived API token for a ServiceAccount").
+    kubernetes.core.v1.Secret(
+        "kueue-metrics-reader-token",
+        metadata={
+            **meta,
+            "name": token,
+            "annotations": {"kubernetes.io/service-account.name": reader},
+        },
+        type="kubernetes.io/service-account-token",
+        opts=pulumi.ResourceOptions(parent=ns, depends_on=[account]),
+    )
+    role = kubernetes.rbac.v1.ClusterRole(
+        "kueue-metrics-reader",
+        metadata={"name": "aistack-kueue-metrics-reader", "labels": labels},
+        rules=[{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}],
+        opts=opts,
+    )
+    kubernetes.rbac.v1.ClusterRoleBinding(
+        "kueue-metrics-reader",
+        metadata={"name": "aistack-kueue-metrics-reader", "labels": labels},
+        role_ref={
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "ClusterRole",
+            "name": "aistack-kueue-metrics-reader",
+        },
+        subjects=[{"kind": "ServiceAccount", "name": reader, "namespace": name}],
+        opts=pulumi.ResourceOptions(parent=ns, depends_on=[role]),
+    )
+    secret_reader = kubernetes.rbac.v1.Role(
+        "kueue-metrics-token-collector",
+        metadata={**meta, "name": "gmp-collector-kueue-metrics-token"},
+        rules=[
+            {
+                "apiGroups": [""],
+                "resources": ["secrets"],
+                "resourceNames": [token],
+                "verbs": ["get", "list", "watch"],
+            }
+        ],
+        opts=opts,
+    )
+    kubernetes.rbac.v1.RoleBinding(
+        "kueue-metrics-token-collector",
+        metadata={**meta, "name": "gmp-collector-kueue-metrics-token"},
+        role_ref={
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": "gmp-collector-kueue-metrics-token",
+        },
+        subjects=[{"kind": "ServiceAccount", "name": "collector", "namespace": "gmp-system"}],
+        opts=pulumi.ResourceOptions(parent=ns, depends_on=[secret_reader]),
+    )
+    # The PodMonitoring CRD is GKE's, installed with managed Prometheus (gcp.GkeCluster),
+    # so it exists before this stack runs.
+    kubernetes.apiextensions.CustomResource(
+        "kueue-pod-monitoring",
+        api_version="monitoring.googleapis.com/v1",
+        kind="PodMonitoring",
+        metadata={**meta, "name": "kueue"},
+        spec={
+            "selector": {"matchLabels": KUEUE_MANAGER_POD_LABELS},
+            "endpoints": [
+                {
+                    "port": "metrics",
+                    "scheme": "https",
+                    "path": "/metrics",
+                    "interval": "30s",
+                    "tls": {"insecureSkipVerify": True},
+                    "authorization": {
+                        "type": "Bearer",
+                        "credentials": {"secret": {"name": token, "key": "token"}},
+                    },
+                }
+            ],
+        },
+        opts=opts,
+    )
+
+
 releases: dict[str, Any] = {}
 if "kueue" in installs:
     # The chart's defaults are restricted-compliant (runAsNonRoot, RuntimeDefault seccomp,
     # no privilege escalation, all capabilities dropped, read-only root) with requests
     # (500m, 512Mi), and its ClusterRoles are the manager's own.
+    kueue_ns = namespace("kueue")
     releases["kueue"] = release(
         "kueue",
-        # No ServiceMonitor from the chart: the Prometheus Operator's CRD may not exist yet
-        # when this release installs (k8s.GpuMonitoring scrapes what it needs).
+        # Not the chart's own ServiceMonitor: it carries the chart's labels only, never the
+        # `release: kube-prometheus-stack` the Prometheus selects, and its RoleBinding names
+        # kube-prometheus' prometheus-k8s account, not kube-prometheus-stack's (kueue
+        # v0.19.2 charts/kueue/templates/prometheus/monitor.yaml:19-37, role.yaml:64-83).
+        # The scrape is KUEUE_SERVICE_MONITOR (kube-prometheus-stack, below) or, on GKE,
+        # kueue_metrics_on_gke.
         {"enablePrometheus": False, "enableKueueViz": False},
-        namespace("kueue"),
+        kueue_ns,
     )
+    if settings.gke:
+        kueue_metrics_on_gke(kueue_ns)
 if "jobset" in installs:
     releases["jobset"] = release("jobset", {"prometheus": {"enable": False}}, namespace("jobset"))
 if "keda" in installs:
@@ -452,6 +731,18 @@ if "keda" in installs:
             # StatefulSets, all aistack scales, need none of that (keda/values.yaml
             # rbac.enabledCustomScaledRefKinds).
             "rbac": {"enabledCustomScaledRefKinds": False},
+            # The chart's default lets the operator list and watch every Secret in every
+            # namespace (kedacore/charts v2.20.2 keda/templates/manager/clusterrole.yaml:
+            # 51-58, `if not .Values.permissions.operator.restrict.secret`), and `list`
+            # returns their data. Restricted, both read Secrets in the keda namespace only
+            # (values.yaml:913-922; minimal-rbac.yaml:36-65 grants them there, and
+            # manager/deployment.yaml:180-183, metrics-server/deployment.yaml:120-123 set
+            # KEDA_RESTRICT_SECRET_ACCESS). aistack's prometheus triggers use no
+            # TriggerAuthentication, so they read no Secret at all.
+            "permissions": {
+                "operator": {"restrict": {"secret": True}},
+                "metricServer": {"restrict": {"secret": True}},
+            },
             "image": {"pullPolicy": "IfNotPresent"},
         },
         namespace("keda"),
@@ -483,7 +774,13 @@ if "kube-prometheus-stack" in installs:
                 "prometheusSpec": {
                     "retention": "15d",
                     "resources": {"requests": {"cpu": "500m", "memory": "2Gi"}},
-                }
+                },
+                # Kueue's metrics, which the queue alerts read (KUEUE_SERVICE_MONITOR).
+                **(
+                    {"additionalServiceMonitors": [KUEUE_SERVICE_MONITOR]}
+                    if "kueue" in installs
+                    else {}
+                ),
             },
             "alertmanager": {
                 "alertmanagerSpec": {"resources": {"requests": {"cpu": "50m", "memory": "128Mi"}}}
@@ -561,6 +858,259 @@ if "gateway-api" in installs:
     releases["gateway-api"] = kubernetes.yaml.v2.ConfigFile(
         "gateway-api", file=CHARTS["gateway-api"]["manifest"]
     )
+
+
+def custom_metrics_adapter(spec: CustomMetricsAdapter) -> None:
+    """The Custom Metrics Stackdriver Adapter, as its upstream manifest installs it
+    (CHARTS["custom-metrics-stackdriver-adapter"]["rendered_from"], cited by line below), but
+    for these changes: the image by digest from the config; Pod Security restricted (the
+    manifest sets no securityContext and its image, FROM gcr.io/distroless/static, runs as
+    root: Dockerfile:21), so as nobody (65534) with a read-only root, its self-signed serving
+    certificate in an emptyDir (`--cert-dir`) and its secure port moved off 443, which a
+    non-root process may not bind (`--secure-port=6443`; both flags are k8s.io/apiserver's
+    SecureServingOptions, which the adapter takes through sigs.k8s.io/custom-metrics-
+    apiserver v1.35.0 pkg/cmd/options/options.go:37-52,79-86); and only the custom metrics
+    API: `--enable-external-metrics-api=false` (adapter.go:250), so neither the
+    `v1beta1.external.metrics.k8s.io` APIService (lines 171-183) nor the HPA's
+    external-metrics-reader grant (185-210) is installed: aistack's HPA reads a Pods metric,
+    and the external API is the one KEDA registers too. Its Google identity: the service
+    account with roles/monitoring.viewer that `gcpServiceAccount` names and the Kubernetes
+    ServiceAccount acts as (k8s-stackdriver custom-metrics-stackdriver-adapter/README.md:
+    70-91, "If you use Workload Identity"), made by the cluster's stack. Also added: a
+    liveness probe, and the namespace's default-deny NetworkPolicies (the API server may
+    call 6443; it may call DNS, the API server, the GKE metadata server and, per `egress`,
+    Cloud Monitoring)."""
+    key = "custom-metrics-stackdriver-adapter"
+    ns_name, account_name = CHARTS[key]["namespace"], "custom-metrics-stackdriver-adapter"
+    ns = namespace(key)
+    opts = pulumi.ResourceOptions(parent=ns)
+    meta = {"namespace": ns.metadata["name"], "labels": labels}
+    # ---- Kubernetes: lines 6-66, the account and its grants ----
+    subject = [{"kind": "ServiceAccount", "name": account_name, "namespace": ns_name}]
+    kubernetes.core.v1.ServiceAccount(
+        "custom-metrics-adapter",
+        metadata={
+            **meta,
+            "name": account_name,
+            "annotations": {
+                # Workload Identity: the Google account it acts as (README.md:85-91).
+                "iam.gke.io/gcp-service-account": spec.gcp_service_account,
+                # An aggregated API server: it reviews every caller's token and reads pods.
+                NEEDS_API_TOKEN_ANNOTATION: "true",
+            },
+        },
+        opts=opts,
+    )
+    kubernetes.rbac.v1.ClusterRoleBinding(
+        "custom-metrics-auth-delegator",
+        metadata={"name": "custom-metrics-auth-delegator", "labels": labels},
+        role_ref={
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "ClusterRole",
+            "name": "system:auth-delegator",
+        },
+        subjects=subject,
+        opts=opts,
+    )
+    # kube-system holds the extension-apiserver-authentication ConfigMap an aggregated API
+    # server reads the client CA from; Kubernetes' own Role there grants it.
+    kubernetes.rbac.v1.RoleBinding(
+        "custom-metrics-auth-reader",
+        metadata={
+            "name": "custom-metrics-auth-reader",
+            "namespace": "kube-system",
+            "labels": labels,
+        },
+        role_ref={
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": "extension-apiserver-authentication-reader",
+        },
+        subjects=subject,
+        opts=opts,
+    )
+    reader = kubernetes.rbac.v1.ClusterRole(
+        "custom-metrics-resource-reader",
+        metadata={"name": "custom-metrics-resource-reader", "labels": labels},
+        rules=[
+            {
+                "apiGroups": [""],
+                "resources": ["pods", "nodes", "nodes/stats"],
+                "verbs": ["get", "list", "watch"],
+            }
+        ],
+        opts=opts,
+    )
+    kubernetes.rbac.v1.ClusterRoleBinding(
+        "custom-metrics-resource-reader",
+        metadata={"name": "custom-metrics-resource-reader", "labels": labels},
+        role_ref={
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "ClusterRole",
+            "name": "custom-metrics-resource-reader",
+        },
+        subjects=subject,
+        opts=pulumi.ResourceOptions(parent=ns, depends_on=[reader]),
+    )
+    # ---- lines 68-141: the server ----
+    selector = {"run": account_name, "k8s-app": account_name}
+    deployment = kubernetes.apps.v1.Deployment(
+        "custom-metrics-adapter",
+        metadata={**meta, "name": account_name, "labels": {**labels, **selector}},
+        spec={
+            "replicas": 1,
+            "selector": {"matchLabels": selector},
+            "template": {
+                "metadata": {"labels": {**selector, "kubernetes.io/cluster-service": "true"}},
+                "spec": {
+                    "serviceAccountName": account_name,
+                    # The adapter is an aggregated API server: it calls the API server to
+                    # authenticate and authorize every request, so it needs its token. It
+                    # is mounted explicitly, as the kubelet's automount would (Kubernetes
+                    # docs, "Managing Service Accounts": the kube-api-access projected
+                    # volume), so no other container could get one by default.
+                    "automountServiceAccountToken": False,
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "runAsUser": 65534,
+                        "runAsGroup": 65534,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
+                    # Upstream's (lines 90-98): it may run on GPU and TPU nodes.
+                    "tolerations": [
+                        {
+                            "key": "nvidia.com/gpu",
+                            "operator": "Equal",
+                            "value": "present",
+                            "effect": "NoSchedule",
+                        },
+                        {
+                            "key": "cloud.google.com/gke-tpu",
+                            "operator": "Equal",
+                            "value": "present",
+                            "effect": "NoSchedule",
+                        },
+                    ],
+                    "containers": [
+                        {
+                            "name": "pod-custom-metrics-stackdriver-adapter",
+                            "image": spec.image,
+                            "imagePullPolicy": "IfNotPresent",
+                            "command": [
+                                "/adapter",
+                                "--use-new-resource-model=true",
+                                "--fallback-for-container-metrics=true",
+                                "--enable-external-metrics-api=false",
+                                "--secure-port=6443",
+                                "--cert-dir=/var/run/serving-cert",
+                            ],
+                            "ports": [{"name": "https", "containerPort": 6443, "protocol": "TCP"}],
+                            "resources": {
+                                "limits": {"cpu": "250m", "memory": "200Mi"},
+                                "requests": {"cpu": "250m", "memory": "200Mi"},
+                            },
+                            "readinessProbe": {
+                                "httpGet": {"path": "/healthz", "port": 6443, "scheme": "HTTPS"},
+                                "initialDelaySeconds": 40,
+                                "periodSeconds": 10,
+                                "timeoutSeconds": 5,
+                            },
+                            # Not upstream's: restarts an adapter whose server hangs (the
+                            # HPA would hold the service at its replicas meanwhile); after
+                            # the readiness delay, three misses 20 s apart.
+                            "livenessProbe": {
+                                "httpGet": {"path": "/healthz", "port": 6443, "scheme": "HTTPS"},
+                                "initialDelaySeconds": 60,
+                                "periodSeconds": 20,
+                                "timeoutSeconds": 5,
+                                "failureThreshold": 3,
+                            },
+                            "securityContext": {
+                                "allowPrivilegeEscalation": False,
+                                "readOnlyRootFilesystem": True,
+                                "capabilities": {"drop": ["ALL"]},
+                            },
+                            "volumeMounts": [
+                                {"name": "serving-cert", "mountPath": "/var/run/serving-cert"},
+                                {
+                                    "name": "kube-api-access",
+                                    "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                                    "readOnly": True,
+                                },
+                            ],
+                        }
+                    ],
+                    "volumes": [
+                        {"name": "serving-cert", "emptyDir": {"sizeLimit": "16Mi"}},
+                        {
+                            "name": "kube-api-access",
+                            "projected": {
+                                "sources": [
+                                    {
+                                        "serviceAccountToken": {
+                                            "expirationSeconds": 3607,
+                                            "path": "token",
+                                        }
+                                    },
+                                    {
+                                        "configMap": {
+                                            "name": "kube-root-ca.crt",
+                                            "items": [{"key": "ca.crt", "path": "ca.crt"}],
+                                        }
+                                    },
+                                    {
+                                        "downwardAPI": {
+                                            "items": [
+                                                {
+                                                    "path": "namespace",
+                                                    "fieldRef": {
+                                                        "apiVersion": "v1",
+                                                        "fieldPath": "metadata.namespace",
+                                                    },
+                                                }
+                                            ]
+                                        }
+                                    },
+                                ]
+                            },
+                        },
+                    ],
+                },
+            },
+        },
+        opts=opts,
+    )
+    service = kubernetes.core.v1.Service(
+        "custom-metrics-adapter",
+        metadata={**meta, "name": account_name, "labels": {**labels, **selector}},
+        spec={
+            "type": "ClusterIP",
+            "selector": selector,
+            "ports": [{"port": 443, "protocol": "TCP", "targetPort": 6443}],
+        },
+        opts=opts,
+    )
+    # Lines 143-169. insecureSkipTLSVerify as upstream: the adapter serves a self-signed
+    # certificate it makes at start, so there is no CA to pin.
+    for version, priority in (("v1beta1", 100), ("v1beta2", 200)):
+        kubernetes.apiregistration.v1.APIService(
+            f"custom-metrics-{version}",
+            metadata={"name": f"{version}.custom.metrics.k8s.io", "labels": labels},
+            spec={
+                "insecureSkipTLSVerify": True,
+                "group": "custom.metrics.k8s.io",
+                "groupPriorityMinimum": 100,
+                "versionPriority": priority,
+                "service": {"name": account_name, "namespace": ns_name},
+                "version": version,
+            },
+            opts=pulumi.ResourceOptions(parent=ns, depends_on=[deployment, service]),
+        )
+
+
+if "custom-metrics-stackdriver-adapter" in installs:
+    assert settings.custom_metrics_adapter is not None
+    custom_metrics_adapter(settings.custom_metrics_adapter)
 if "karpenter" in installs:
     assert settings.karpenter is not None
     values = settings.karpenter

@@ -40,10 +40,10 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "df669d92c7413cb4d53fea60bb4bb36862c1c4bdfd897d06620500f8490b5b6d",
-    "kubernetes-eks": "b6d238ffa7d019dcef5a80e5806968ad917f07d40a768ad261dfcb05b525d6c8",
-    "kubernetes-operators": "c282895cc36eae3753e97eb8a117690e196a53f85529762cfc7bb99e0a1be26c",
-    "kubernetes-gke": "40a0ef18d7a3a3c8ef0cabe33fefe2ce693a955bb20bb15a11db62e1591967c6",
+    "kubernetes": "3dbd57c4a85a4f01d759da4c2767b3ccd9d35edae52f7bd98edbd34ae40e1d2a",
+    "kubernetes-eks": "29ba4500f46752602558066b343c1ba88efba075dd9e7a4c32fbe259cd3e8782",
+    "kubernetes-operators": "65866802b960c360b76efcaf20de1b509fb1ef77177c8b7db70cc003cfb3e211",
+    "kubernetes-gke": "013d5231aa55118aaa546056095345bb560b5b91c4282bfed1f220dccb32c5a2",
     "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }

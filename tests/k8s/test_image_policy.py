@@ -372,6 +372,26 @@ def test_excluded_namespaces_are_left_out_and_jobsets_can_be_skipped():
     assert len(graph.of_type(VAP)) == 3
 
 
+def test_a_namespace_that_declares_itself_exempt_is_never_selected(graph):
+    # stacks/kubernetes-operators labels so each operator namespace whose chart installs
+    # images by tag: selected, the operators' pods would be refused (defect 3 of the k8s
+    # audit). Only the value `exempt` exempts; the label's absence or another value does not.
+    from aistack.contracts.k8s_admission import image_policy_exemption, image_policy_selector
+
+    selector = graph.of_type(BINDING)[0].inputs["spec"]["matchResources"]["namespaceSelector"]
+    assert selector == image_policy_selector()  # the rules judge against the same selector
+    labels, annotations = image_policy_exemption("kueue v0.19.2's chart pins tags")
+    managed = {"aistack.dev/managed": "true", "kubernetes.io/metadata.name": "kueue-system"}
+    assert not selector_matches(selector, {**managed, **labels})
+    assert selector_matches(selector, managed)
+    assert selector_matches(selector, {**managed, "aistack.dev/image-policy": "enforced"})
+    assert annotations == {
+        "aistack.dev/image-policy-exempt-because": "kueue v0.19.2's chart pins tags"
+    }
+    with pytest.raises(ValueError, match="reason"):
+        image_policy_exemption(" ")
+
+
 @pytest.mark.parametrize(("mode", "actions"), [("warn", ["Warn", "Audit"]), ("audit", ["Audit"])])
 def test_a_rollout_mode_warns_or_audits_instead_of_denying(mode, actions):
     graph = _graph(mode=mode)

@@ -210,3 +210,30 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     # servingGpus sizes the serving namespace, its node pool and the replicas' cap.
     assert fields == {"pool", "job", "serve", "servingPool", "inference"}, fields
     assert registered == []
+
+
+def test_the_metrics_adapter_the_operators_stack_runs_has_its_identity_here(graph):
+    """The serving HPAs read custom.metrics.k8s.io, which the operators stack's Custom
+    Metrics Stackdriver Adapter serves as this Google account: it must be the one this
+    stack makes, bound to the adapter's ServiceAccount, with monitoring.viewer."""
+    import yaml
+
+    operators = yaml.safe_load(
+        (PROJECT.parent / "kubernetes-operators/Pulumi.gke.yaml").read_text()
+    )
+    adapter = operators["config"]["k8s-operators:customMetricsAdapter"]
+    assert graph.stack_outputs["metricsAdapterServiceAccount"] == adapter["gcpServiceAccount"]
+    members = {
+        r.inputs.get("role"): r.inputs.get("member")
+        for r in graph.resources
+        if r.type == "gcp:projects/iAMMember:IAMMember"
+    }
+    assert members["roles/monitoring.viewer"] == f"serviceAccount:{adapter['gcpServiceAccount']}"
+    ksa = (
+        "serviceAccount:team-ml-prod.svc.id.goog[custom-metrics/custom-metrics-stackdriver-adapter]"
+    )
+    assert any(
+        r.inputs.get("role") == "roles/iam.workloadIdentityUser" and r.inputs.get("member") == ksa
+        for r in graph.resources
+        if r.type == "gcp:serviceaccount/iAMMember:IAMMember"
+    )

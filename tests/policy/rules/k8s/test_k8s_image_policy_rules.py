@@ -1,7 +1,9 @@
-"""AIS-E1-07 (the stack's image policy denies, in every namespace it manages) and AIS-S7-02
-(serving pod templates name an explicit model version): compliant with k8s.ImagePolicy and
-k8s.TeamNamespace, violated by a warning-only policy, an excluded namespace and serving
-Deployments labelled latest or not at all."""
+"""AIS-E1-07 (the stack's image policy denies, in every namespace it manages), AIS-E1-09 (no
+image-digest policy selects a namespace holding a Helm release with tag-only images) and
+AIS-S7-02 (serving pod templates name an explicit model version): compliant with
+k8s.ImagePolicy and k8s.TeamNamespace, violated by a warning-only policy, an excluded
+namespace, a chart with tag-only images in a managed namespace and serving Deployments
+labelled latest or not at all."""
 
 import pulumi_kubernetes as k8s
 import pytest
@@ -66,6 +68,132 @@ def test_e1_07_an_excluded_namespace_fails(verdicts):
 def test_e1_07_a_stack_without_an_image_policy_is_not_judged(verdicts):
     # The policy may be installed cluster-wide by another stack: not visible offline.
     assert verdicts("AIS-E1-07", _namespaces) == {"": "not-applicable"}
+
+
+# ---- AIS-E1-09 --------------------------------------------------------------------------
+
+
+def _release(name, namespace, values=None):
+    # A chart as stacks/kubernetes-operators installs one: its images are the chart's.
+    k8s.helm.v3.Release(
+        name,
+        name=name,
+        chart=f"oci://registry.k8s.io/{name}/charts/{name}",
+        version="0.19.2",
+        namespace=namespace,
+        values=values or {},
+    )
+
+
+def _operator_namespace(name, *, exempt):
+    from aistack.contracts.k8s_admission import image_policy_exemption
+
+    labels, annotations = image_policy_exemption("its chart pins tags") if exempt else ({}, {})
+    k8s.core.v1.Namespace(
+        f"{name}-namespace",
+        metadata={
+            "name": name,
+            "labels": {"aistack.dev/managed": "true", **labels},
+            "annotations": annotations,
+        },
+    )
+
+
+def test_e1_09_a_tag_only_chart_in_a_managed_namespace_fails_with_the_policy_in_the_stack(
+    verdicts,
+):
+    # Defect 3 of the Kubernetes audit: the digest policy refuses the operator's pods.
+    def program():
+        _namespaces()
+        _policy()
+        _release("kueue", "ml-train")
+
+    assert verdicts("AIS-E1-09", program) == {"kueue": "non-compliant"}
+
+
+def test_e1_09_without_a_policy_in_the_stack_judges_against_k8s_image_policy_s_default(
+    verdicts,
+):
+    # The operators stack: the policy is another stack's, with its default selector.
+    def program():
+        _operator_namespace("kueue-system", exempt=False)
+        _operator_namespace("jobset-system", exempt=True)
+        _release("kueue", "kueue-system")
+        _release("jobset", "jobset-system")
+        _release("nvidia-device-plugin", "kube-system")
+        _release("someone-elses", "tools")  # not created here: no managed label known
+
+    assert verdicts("AIS-E1-09", program) == {
+        "kueue": "non-compliant",
+        "jobset": "compliant",
+        "nvidia-device-plugin": "compliant",
+        "someone-elses": "compliant",
+    }
+
+
+def test_e1_09_an_exempt_or_excluded_namespace_and_a_digest_pinned_chart_pass():
+    def program():
+        _namespaces()
+        _operator_namespace("keda", exempt=True)
+        _policy(excludeNamespaces=["ml-serve"])
+        _release("keda", "keda")
+        _release("serve-chart", "ml-serve")
+        _release(
+            "pinned",
+            "ml-train",
+            {"image": {"repository": "registry.k8s.io/kueue/kueue", "digest": DIGEST}},
+        )
+
+    found = findings_of("AIS-E1-09", engine.run(program))
+    assert {f.resource_name: f.status for f in found} == {
+        "keda": "compliant",
+        "serve-chart": "compliant",
+        "pinned": "compliant",
+    }
+    messages = {f.resource_name: f.message for f in found}
+    assert "aistack.dev/image-policy=exempt" in messages["keda"]
+    assert "image" in messages["pinned"]
+
+
+def test_e1_09_a_warning_only_policy_refuses_nothing(verdicts):
+    def program():
+        _namespaces()
+        _policy(mode="warn")
+        _release("kueue", "ml-train")
+
+    assert verdicts("AIS-E1-09", program) == {"kueue": "compliant"}
+
+
+def test_e1_09_a_stack_without_a_helm_release_is_not_judged(verdicts):
+    def program():
+        _namespaces()
+        _policy()
+
+    assert verdicts("AIS-E1-09", program) == {"": "not-applicable"}
+
+
+def test_e1_09_reads_which_images_a_release_s_values_pin():
+    from aistack.queries.k8s_admission_policies import release_images
+
+    hex64 = "ab" * 32
+    values = {
+        "controller": {"image": {"repository": "quay.io/x/op", "tag": "v1"}},
+        "webhook": {"image": {"registry": "quay.io", "repository": "x/hook", "sha": hex64}},
+        "sidecar": {"image": f"quay.io/x/side@sha256:{hex64}"},
+        "tagged": {"image": "quay.io/x/tagged:v1"},
+        "proxy": {"image": {"repository": "quay.io/x/p", "tag": f"v1@sha256:{hex64}"}},
+        "image": {"pullPolicy": "IfNotPresent"},  # KEDA's: no image named
+        "extra": [{"image": {"repository": "r/e", "digest": f"sha256:{hex64}"}}],
+    }
+    pinned, unpinned = release_images(values)
+    assert sorted(pinned) == [
+        "extra[0].image",
+        "proxy.image",
+        "sidecar.image",
+        "webhook.image",
+    ]
+    assert sorted(unpinned) == ["controller.image", "tagged.image"]
+    assert release_images({}) == ([], [])
 
 
 # ---- AIS-S7-02 --------------------------------------------------------------------------
