@@ -41,6 +41,7 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as kubernetes
+import yaml
 from pydantic import Field, field_validator, model_validator
 
 from aistack.config import AistackModel, Governance, parse_all
@@ -701,6 +702,71 @@ def kueue_metrics_on_gke(ns: kubernetes.core.v1.Namespace) -> None:
     )
 
 
+#: Kueue's manager configuration: the chart's default (kueue v0.19.2 charts/kueue/values.yaml
+#: lines 119-186, `managerConfig.controllerManagerConfigYaml`) with waitForPodsReady on. Kueue
+#: admits on quota alone: a job admitted onto a flavor whose nodes cannot come (the pool at
+#: its limit, no capacity for the type) holds that quota with its pods Pending, for ever.
+#: With waitForPodsReady a workload whose pods are not all Ready within `timeout` is
+#: evicted and requeued with backoff, and the quota goes to work that can run
+#: (Kueue docs, "Setup All-or-nothing with ready Pods"). The timeout covers a GPU node's
+#: launch, its driver and a multi-GB image pull.
+#: v1beta2 has no `enable`: the block's presence turns it on, and Kueue decodes its
+#: configuration strictly (pkg/config/config.go:61, serializer.EnableStrict), so the
+#: fields are those of apis/config/v1beta2/configuration_types.go:302-329.
+KUEUE_WAIT_FOR_PODS_READY = {
+    "timeout": "30m",
+    "recoveryTimeout": "10m",
+    "blockAdmission": False,
+    "requeuingStrategy": {
+        "timestamp": "Eviction",
+        "backoffBaseSeconds": 60,
+        "backoffMaxSeconds": 3600,
+    },
+}
+
+
+def kueue_manager_config() -> str:
+    """The chart's default Configuration, with KUEUE_WAIT_FOR_PODS_READY (Helm replaces
+    the whole string, so every default is restated)."""
+    config = {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "health": {"healthProbeBindAddress": ":8081"},
+        "metrics": {"bindAddress": ":8443"},
+        "webhook": {"port": 9443},
+        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+        "controller": {
+            "groupKindConcurrency": {
+                "Job.batch": 5,
+                "Pod": 5,
+                "Workload.kueue.x-k8s.io": 10,
+                "LocalQueue.kueue.x-k8s.io": 5,
+                "ClusterQueue.kueue.x-k8s.io": 5,
+                "ResourceFlavor.kueue.x-k8s.io": 1,
+            }
+        },
+        "clientConnection": {"qps": 300, "burst": 500},
+        "waitForPodsReady": KUEUE_WAIT_FOR_PODS_READY,
+        "integrations": {
+            "frameworks": [
+                "batch/job",
+                "kubeflow.org/mpijob",
+                "ray.io/rayjob",
+                "ray.io/rayservice",
+                "ray.io/raycluster",
+                "jobset.x-k8s.io/jobset",
+                "workload.codeflare.dev/appwrapper",
+                "trainer.kubeflow.org/trainjob",
+                "pod",
+                "deployment",
+                "statefulset",
+                "leaderworkerset.x-k8s.io/leaderworkerset",
+            ]
+        },
+    }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
 releases: dict[str, Any] = {}
 if "kueue" in installs:
     # The chart's defaults are restricted-compliant (runAsNonRoot, RuntimeDefault seccomp,
@@ -715,7 +781,11 @@ if "kueue" in installs:
         # v0.19.2 charts/kueue/templates/prometheus/monitor.yaml:19-37, role.yaml:64-83).
         # The scrape is KUEUE_SERVICE_MONITOR (kube-prometheus-stack, below) or, on GKE,
         # kueue_metrics_on_gke.
-        {"enablePrometheus": False, "enableKueueViz": False},
+        {
+            "enablePrometheus": False,
+            "enableKueueViz": False,
+            "managerConfig": {"controllerManagerConfigYaml": kueue_manager_config()},
+        },
         kueue_ns,
     )
     if settings.gke:
