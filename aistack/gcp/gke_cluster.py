@@ -507,7 +507,10 @@ class GkeCluster(pulumi.ComponentResource):
                     enable_secure_boot=True, enable_integrity_monitoring=True
                 ),
                 labels={POOL_LABEL: "system"},
-                resource_labels=labels,
+                # Not "training": the budget kill switch scales node pools labelled training
+                # to zero, and without its system pool the cluster runs nothing, serving
+                # and the kill switch's own resume included.
+                resource_labels=labels_for(args.governance, workload="system"),
             ),
             opts=child_opts(self, depends_on=apis),
         )

@@ -43,8 +43,8 @@ DIGESTS = {
     "kubernetes": "3dbd57c4a85a4f01d759da4c2767b3ccd9d35edae52f7bd98edbd34ae40e1d2a",
     "kubernetes-eks": "29ba4500f46752602558066b343c1ba88efba075dd9e7a4c32fbe259cd3e8782",
     "kubernetes-operators": "9c70238b3e1cd2194caf9829177195335b98acd5d4b25b71b5198fa8b2241e37",
-    "kubernetes-gke": "013d5231aa55118aaa546056095345bb560b5b91c4282bfed1f220dccb32c5a2",
-    "gcp-training": "6f40fc9e1d340d2b2d74b8cbf0fe2e230833d44da91da4a111afce84754d286d",
+    "kubernetes-gke": "0ffec13567b70629234e6129ce5082d076cab34af668021d5134c81ed53dd3ea",
+    "gcp-training": "20591847a0f8cd1186b86492edb45064b29720e165ed7e11ea31968a9d669c25",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }
 

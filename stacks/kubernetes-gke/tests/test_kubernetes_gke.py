@@ -237,3 +237,24 @@ def test_the_metrics_adapter_the_operators_stack_runs_has_its_identity_here(grap
         for r in graph.resources
         if r.type == "gcp:serviceaccount/iAMMember:IAMMember"
     )
+
+
+def test_the_budget_kill_switch_reaches_the_training_pool_only(graph):
+    """The kill switch scales node pools labelled aistack-workload=training to zero
+    (aistack/gcp/functions/budget_guard/main.py): never the system pool, which runs the
+    operators and the cluster's own pods, nor the serving pool, whose replicas would go."""
+    # The function's WORKLOAD_LABEL; read from the config, not by importing the function,
+    # whose google-cloud libraries cannot share a process with Pulumi's (tests/gcp/functions).
+    from aistack.config import WORKLOAD_TAG, gcp_label
+
+    workload_label = gcp_label(WORKLOAD_TAG)
+    source = (PROJECT.parents[1] / "aistack/gcp/functions/budget_guard/main.py").read_text()
+    assert f'WORKLOAD_LABEL = "{workload_label}"' in source
+    labelled = {
+        pool.name: (pool.inputs.get("nodeConfig") or {}).get("resourceLabels", {})
+        for pool in graph.of_type("gcp:container/nodePool:NodePool")
+    }
+    reached = {
+        name for name, labels in labelled.items() if labels.get(workload_label) == "training"
+    }
+    assert reached == {"l4-spot-pool"}, labelled
