@@ -15,6 +15,11 @@ from typing import Any
 
 from aistack.contracts.k8s import ENFORCES_LABEL
 from aistack.contracts.k8s import MANAGED_LABEL as MANAGED
+from aistack.contracts.k8s_admission import (
+    IMAGE_POLICY_EXEMPT,
+    IMAGE_POLICY_EXEMPT_BECAUSE,
+    IMAGE_POLICY_LABEL,
+)
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries.k8s import NAMESPACE, manifest, metadata_of, selector_matches
@@ -59,7 +64,9 @@ def selects(spec: dict[str, Any], namespace: Resource) -> bool:
     "binding does not select runs whatever a tag points to today: the digests the stack "
     "pins are then a convention, not a control.",
     fix="Use k8s.ImagePolicy with mode 'deny' (the default), and keep the stack's "
-    "namespaces labelled aistack.dev/managed=true and out of excludeNamespaces.",
+    "namespaces labelled aistack.dev/managed=true and out of excludeNamespaces; a namespace "
+    "that must run tagged images (an operator's chart) declares the exemption with its "
+    f"reason ({IMAGE_POLICY_LABEL}={IMAGE_POLICY_EXEMPT} and {IMAGE_POLICY_EXEMPT_BECAUSE}).",
 )
 def check(graph: StackGraph) -> Iterator[Verdict]:
     bindings = enforcing_bindings(graph, "E1")
@@ -77,6 +84,15 @@ def check(graph: StackGraph) -> Iterator[Verdict]:
         labels = metadata_of(namespace).get("labels") or {}
         name = metadata_of(namespace).get("name")
         if labels.get(MANAGED) != "true":
+            continue
+        if labels.get(IMAGE_POLICY_LABEL) == IMAGE_POLICY_EXEMPT:
+            # A declared exception: the namespace says why (aistack.contracts.k8s_admission).
+            annotations = metadata_of(namespace).get("annotations") or {}
+            because = str(annotations.get(IMAGE_POLICY_EXEMPT_BECAUSE) or "").strip()
+            if because:
+                yield ok(namespace, f"namespace {name!r} is exempt: {because}")
+            else:
+                yield fail(namespace, f"namespace {name!r} is exempt and says not why.")
             continue
         if any(selects(spec, namespace) for spec in denying):
             yield ok(namespace, f"namespace {name!r} refuses images without a digest.")

@@ -65,6 +65,29 @@ def test_e1_07_an_excluded_namespace_fails(verdicts):
     assert found["ml-serve-namespace"] == "compliant"
 
 
+@pytest.mark.parametrize(
+    ("because", "status"), [("chart images by tag", "compliant"), ("", "non-compliant")]
+)
+def test_e1_07_an_exempt_namespace_passes_only_with_its_reason(verdicts, because, status):
+    """An operator's namespace declares its exemption where it is created (stacks/
+    kubernetes-operators); the bindings leave it out, and the rule reads the reason."""
+    import pulumi_kubernetes as k8s
+
+    def program():
+        _namespaces()
+        _policy()
+        k8s.core.v1.Namespace(
+            "operator",
+            metadata={
+                "name": "kueue-system",
+                "labels": {"aistack.dev/managed": "true", "aistack.dev/image-policy": "exempt"},
+                "annotations": {"aistack.dev/image-policy-exempt-because": because},
+            },
+        )
+
+    assert verdicts("AIS-E1-07", program)["operator"] == status
+
+
 def test_e1_07_a_stack_without_an_image_policy_is_not_judged(verdicts):
     # The policy may be installed cluster-wide by another stack: not visible offline.
     assert verdicts("AIS-E1-07", _namespaces) == {"": "not-applicable"}
