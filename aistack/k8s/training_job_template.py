@@ -369,6 +369,30 @@ class TrainingJobTemplate(pulumi.ComponentResource):
         )
 
 
+def _check_storage_reachable(
+    name: str, args: TrainingJobTemplateArgs, team: TeamNamespace, account: Any, problems: Problems
+) -> None:
+    """A run reads its dataset and writes checkpoints as its ServiceAccount: it needs a
+    cloud identity (no keys, C6) and HTTPS through the namespace's default-deny, or its
+    first copy fails (AIS-C6-19 judges the same on the graph)."""
+    if account.identity == "none":
+        problems.add(
+            f"{name}.serviceAccount",
+            f"{args.service_account!r} has no cloud identity, so runs cannot read "
+            f"{args.dataset_uri} or write {args.checkpoint_uri}.",
+            "give the TeamNamespace's ServiceAccount an identity (gke-workload-identity, "
+            "eks-pod-identity or eks-irsa) with an account that may use both buckets.",
+        )
+    if not any(443 in allowed.ports for allowed in team.args.allow_egress):
+        problems.add(
+            f"{name}.team",
+            "the training namespace allows no egress on port 443 beyond DNS, so runs cannot "
+            f"reach {args.dataset_uri} through its default-deny policy.",
+            "add allowEgress to the TeamNamespace: the storage API's range (Google APIs "
+            "199.36.153.8/30 through Private Google Access, or the VPC endpoints' subnet).",
+        )
+
+
 def _check(name: str, args: TrainingJobTemplateArgs, team: TeamNamespace | None) -> None:
     problems = Problems()
     if team is None and args.namespace is None:
@@ -385,6 +409,8 @@ def _check(name: str, args: TrainingJobTemplateArgs, team: TeamNamespace | None)
                 f"{args.service_account!r} is not a ServiceAccount of the team namespace.",
                 f"use one of {sorted(accounts) or 'none (add a serviceAccounts entry)'}.",
             )
+        else:
+            _check_storage_reachable(name, args, team, accounts[args.service_account], problems)
         if team.args.gpus < args.gpus_per_node * args.nodes:
             problems.add(
                 f"{name}.gpusPerNode",

@@ -164,6 +164,7 @@ def jobset():
                         "gcpServiceAccount": GSA,
                     }
                 ],
+                "allowEgress": [{"cidr": "199.36.153.8/30", "purpose": "Google APIs"}],
             },
         )
         k8s.TrainingJobTemplate(

@@ -42,6 +42,8 @@ def _team_args(gpus=16):
         "serviceAccounts": [
             {"name": "trainer", "identity": "gke-workload-identity", "gcpServiceAccount": GSA}
         ],
+        # The datasets and checkpoints, through Private Google Access.
+        "allowEgress": [{"cidr": "199.36.153.8/30", "purpose": "Google APIs: the buckets"}],
     }
 
 

@@ -70,7 +70,14 @@ def kubernetes_jobset() -> None:
             "team": "ml",
             "gpus": 32,
             "governance": GOVERNANCE,
-            "serviceAccounts": [{"name": "trainer"}],
+            "serviceAccounts": [
+                {
+                    "name": "trainer",
+                    "identity": "gke-workload-identity",
+                    "gcpServiceAccount": "trainer@team-ml-prod.iam.gserviceaccount.com",
+                }
+            ],
+            "allowEgress": [{"cidr": "199.36.153.8/30", "purpose": "Google APIs: the buckets"}],
         },
     )
     k8s.TrainingJobTemplate(
