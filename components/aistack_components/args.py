@@ -1782,6 +1782,14 @@ class GcpNetworkArgs(TypedDict):
     may then reach it on 443 and 10250. Unset: Private Service Connect clusters use an
     address in the training subnet, which training may already reach.
     """
+    gke_control_plane_ports: NotRequired[list[int]]
+    """With gkeControlPlaneCidr: the ports the private control plane may open on the nodes
+    beyond 443 and 10250, which GKE's own rule allows. The API server calls admission
+    webhooks and aggregated APIs straight at their pods: Kueue's and JobSet's webhooks
+    (9443), Kueue's visibility API (8082), the Custom Metrics Stackdriver Adapter (6443). A
+    webhook it cannot reach with failurePolicy Fail refuses what it covers (GKE docs,
+    private clusters, 'Add firewall rules'). Default: [6443, 8082, 9443].
+    """
     proxy_only_subnet: NotRequired[bool]
     """Add the proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE) that regional
     and internal Application Load Balancers need, one per region and VPC, and let its

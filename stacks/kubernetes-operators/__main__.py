@@ -46,7 +46,7 @@ from pydantic import Field, field_validator, model_validator
 
 from aistack.config import AistackModel, Governance, parse_all
 from aistack.contracts.images import reference_problem
-from aistack.contracts.k8s import NEEDS_API_TOKEN_ANNOTATION, OLDEST_KUBERNETES
+from aistack.contracts.k8s import NEEDS_API_TOKEN_ANNOTATION, OLDEST_KUBERNETES, TIER_LABEL
 from aistack.contracts.k8s_admission import image_policy_exemption
 from aistack.k8s import EgressAllow, annotations_for, labels_for
 from aistack.k8s.team_namespace import IDENTITY_ENDPOINTS
@@ -726,8 +726,9 @@ KUEUE_WAIT_FOR_PODS_READY = {
 
 
 def kueue_manager_config() -> str:
-    """The chart's default Configuration, with KUEUE_WAIT_FOR_PODS_READY (Helm replaces
-    the whole string, so every default is restated)."""
+    """The chart's default Configuration, with KUEUE_WAIT_FOR_PODS_READY and only the
+    integrations aistack uses, in training namespaces (Helm replaces the whole string, so
+    every default kept is restated)."""
     config = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -747,22 +748,14 @@ def kueue_manager_config() -> str:
         },
         "clientConnection": {"qps": 300, "burst": 500},
         "waitForPodsReady": KUEUE_WAIT_FOR_PODS_READY,
-        "integrations": {
-            "frameworks": [
-                "batch/job",
-                "kubeflow.org/mpijob",
-                "ray.io/rayjob",
-                "ray.io/rayservice",
-                "ray.io/raycluster",
-                "jobset.x-k8s.io/jobset",
-                "workload.codeflare.dev/appwrapper",
-                "trainer.kubeflow.org/trainjob",
-                "pod",
-                "deployment",
-                "statefulset",
-                "leaderworkerset.x-k8s.io/leaderworkerset",
-            ]
-        },
+        # Only what aistack's templates submit (Jobs and JobSets), and only in training
+        # namespaces: Kueue's chart turns each listed framework's webhook to failurePolicy
+        # Fail (charts/kueue/templates/webhook/manifests.yaml:91-96 deployments, :314-319
+        # pods), and scopes every Job webhook to managedJobsNamespaceSelector (:159-170).
+        # With the chart's defaults a Kueue that is down, not yet serving or unreachable
+        # refused every Pod and Deployment in the cluster, the operators' and serving's.
+        "managedJobsNamespaceSelector": {"matchLabels": {TIER_LABEL: "train"}},
+        "integrations": {"frameworks": ["batch/job", "jobset.x-k8s.io/jobset"]},
     }
     return yaml.safe_dump(config, sort_keys=False)
 

@@ -42,9 +42,9 @@ DIGESTS = {
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
     "kubernetes": "3dbd57c4a85a4f01d759da4c2767b3ccd9d35edae52f7bd98edbd34ae40e1d2a",
     "kubernetes-eks": "29ba4500f46752602558066b343c1ba88efba075dd9e7a4c32fbe259cd3e8782",
-    "kubernetes-operators": "9c70238b3e1cd2194caf9829177195335b98acd5d4b25b71b5198fa8b2241e37",
-    "kubernetes-gke": "0ffec13567b70629234e6129ce5082d076cab34af668021d5134c81ed53dd3ea",
-    "gcp-training": "20591847a0f8cd1186b86492edb45064b29720e165ed7e11ea31968a9d669c25",
+    "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
+    "kubernetes-gke": "e9f4f3f7b11ac74b8bfddc60e431f2cf90f7c3bcc6c5233e8b60c2733ac2eeca",
+    "gcp-training": "83eccbf1613aadf6943aa8dc0ecdfa3eb492727ddff0438a4917f89cc9efa1a7",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }
 

@@ -117,6 +117,15 @@ class NetworkArgs(AistackModel):
         "Unset: Private Service Connect clusters use an address in the training subnet, "
         "which training may already reach.",
     )
+    gke_control_plane_ports: tuple[int, ...] = Field(
+        (6443, 8082, 9443),
+        description="With gkeControlPlaneCidr: the ports the private control plane may open "
+        "on the nodes beyond 443 and 10250, which GKE's own rule allows. The API server "
+        "calls admission webhooks and aggregated APIs straight at their pods: Kueue's and "
+        "JobSet's webhooks (9443), Kueue's visibility API (8082), the Custom Metrics "
+        "Stackdriver Adapter (6443). A webhook it cannot reach with failurePolicy Fail "
+        "refuses what it covers (GKE docs, private clusters, 'Add firewall rules').",
+    )
     proxy_only_subnet: bool = Field(
         False,
         description="Add the proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE) "

@@ -497,6 +497,19 @@ class Network(pulumi.ComponentResource):
                     destination_ranges=[args.gke_control_plane_cidr],
                     target_service_accounts=training,
                 )
+                if args.gke_control_plane_ports:
+                    ports = [str(port) for port in args.gke_control_plane_ports]
+                    self._firewall(
+                        "training-control-plane-webhooks",
+                        "training",
+                        "the private control plane reaches webhooks and aggregated APIs "
+                        f"on the nodes' pods (tcp {', '.join(ports)})",
+                        direction="INGRESS",
+                        priority=ALLOW_PRIORITY,
+                        allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=ports)],
+                        source_ranges=[args.gke_control_plane_cidr],
+                        target_service_accounts=training,
+                    )
         if "inference" in self.subnetworks:
             port = [gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[str(args.gateway_port)])]
             self._firewall(

@@ -258,3 +258,29 @@ def test_the_budget_kill_switch_reaches_the_training_pool_only(graph):
         name for name, labels in labelled.items() if labels.get(workload_label) == "training"
     }
     assert reached == {"l4-spot-pool"}, labelled
+
+
+def test_the_private_control_plane_reaches_every_webhook_and_aggregated_api_port(graph):
+    """GKE's own rule lets a private control plane reach the nodes on 443 and 10250 only,
+    and the API server calls webhooks and aggregated APIs at their pods' ports (k8s
+    fidelity audit 2, defect 1). Every such port the operators stack serves on GKE must be
+    open from the control plane's range, to the nodes' account."""
+    from aistack.queries.k8s import builtin_manifests
+
+    operators = engine.run_project(PROJECT.parent / "kubernetes-operators", stack="gke")
+    served = set()
+    for _, document in builtin_manifests(operators):
+        if document["kind"] in ("APIService", "Service"):
+            for port in (document.get("spec") or {}).get("ports") or []:
+                if isinstance(port.get("targetPort"), int):
+                    served.add(port["targetPort"])
+    # Kueue's and JobSet's webhook and visibility Services come with their charts.
+    served |= {9443, 8082}
+    opened = set()
+    for rule in graph.of_type("gcp:compute/firewall:Firewall"):
+        if rule.inputs.get("direction") == "INGRESS" and "172.16.0.0/28" in (
+            rule.inputs.get("sourceRanges") or []
+        ):
+            for allow in rule.inputs.get("allows") or []:
+                opened |= {int(port) for port in allow.get("ports") or []}
+    assert served - {443, 10250} <= opened, (served, opened)

@@ -650,4 +650,8 @@ def test_kueue_requeues_admitted_work_whose_pods_never_get_ready(graphs, stack):
     assert set(wait) <= {"timeout", "blockAdmission", "requeuingStrategy", "recoveryTimeout"}
     assert wait["timeout"] == "30m" and wait["blockAdmission"] is False
     assert config["metrics"]["bindAddress"] == ":8443"
-    assert {"batch/job", "jobset.x-k8s.io/jobset"} <= set(config["integrations"]["frameworks"])
+    # Only Jobs and JobSets, only in training namespaces: the chart then renders the Pod
+    # and Deployment webhooks failurePolicy Ignore and scopes the Job webhooks there, so
+    # a Kueue not (yet) serving refuses nothing of the operators' or serving's.
+    assert config["integrations"]["frameworks"] == ["batch/job", "jobset.x-k8s.io/jobset"]
+    assert config["managedJobsNamespaceSelector"] == {"matchLabels": {"aistack.dev/tier": "train"}}
