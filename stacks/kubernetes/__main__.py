@@ -125,6 +125,11 @@ blocks = {
         "model": {"uri": config.require("modelUri"), "syncImage": config.require("modelSyncImage")},
         "nodeLabels": {"aistack.dev/pool": serving_pool},
         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        # Sized for the pool's g2-standard-8 (8 vCPU, 32 GB): the defaults (8 CPU, 64Gi, as
+        # for an 8-GPU machine) never schedule there. Left: what GKE reserves for the node
+        # and the gateway sidecar's 0.5 CPU and memory.
+        "cpu": "6",
+        "memory": "24Gi",
         "maxReplicas": config.require_int("servingMaxReplicas"),
         # GKE's custom metrics adapter serves Managed Prometheus series under this name
         # (ai-on-gke autoscale/horizontal-pod-autoscaler.yaml).

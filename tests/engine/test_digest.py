@@ -40,7 +40,7 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "3dbd57c4a85a4f01d759da4c2767b3ccd9d35edae52f7bd98edbd34ae40e1d2a",
+    "kubernetes": "4b6f9eafc623ad01384aefcb6d6f4188de2ac039868b6c7d30ff603dc50a4d3f",
     "kubernetes-eks": "29ba4500f46752602558066b343c1ba88efba075dd9e7a4c32fbe259cd3e8782",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
     "kubernetes-gke": "e9f4f3f7b11ac74b8bfddc60e431f2cf90f7c3bcc6c5233e8b60c2733ac2eeca",
