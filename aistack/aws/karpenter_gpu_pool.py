@@ -426,6 +426,10 @@ class KarpenterGpuPool(pulumi.ComponentResource):
         if args.interruption_queue:
             self.interruption_queue = aws.sqs.Queue(
                 f"{name}-interruption",
+                # A fixed name, known before anything exists: Karpenter's install (its
+                # settings.interruptionQueue) comes first, and must name the queue this
+                # pool makes later. One Karpenter per cluster: the cluster names it.
+                name=interruption_queue_name(args.cluster_name, name),
                 message_retention_seconds=QUEUE_RETENTION_SECONDS,
                 sqs_managed_sse_enabled=True,
                 region=args.region,
@@ -616,6 +620,17 @@ def _checks(name: str, args: KarpenterGpuPoolArgs) -> list[InstanceType]:
 def node_labels(pool: str, capacity: Capacity) -> dict[str, str]:
     """The labels a node of `pool` with `capacity` carries, which its flavor selects on."""
     return {POOL_LABEL: pool, CAPACITY_LABEL: capacity, KARPENTER_CAPACITY_LABEL: capacity}
+
+
+def interruption_queue_name(cluster: str, pool: str) -> str:
+    """The pool's interruption queue: `<cluster>-<pool>-karpenter` (SQS: at most 80
+    characters of letters, digits, '-' and '_'), shortened with a hash when longer."""
+    import hashlib
+
+    full = f"{cluster}-{pool}-karpenter"
+    if len(full) <= 80:
+        return full
+    return f"{full[:71]}-{hashlib.sha256(full.encode()).hexdigest()[:8]}"
 
 
 def cpu_limit(offers: list[InstanceType], gpus: int) -> int:

@@ -1,9 +1,15 @@
-"""A team's GPU training and serving on an existing EKS cluster that runs Karpenter: a
+"""A team's GPU training and serving on an existing EKS cluster: a
 Spot-first GPU pool whose capacity feeds a Kueue queue, a training and a serving namespace,
 a job template on the queue, GPU monitoring, a model served in two versions (KEDA on the
 runtime's queue, on the pool's on-demand nodes), the image policy, the EC2 GPU quota the
-pool needs and a budget. Kueue, JobSet, KEDA, the Prometheus Operator, the Gateway API CRDs
-and a Gateway controller are installed beforehand (stacks/kubernetes-operators, `eks: true`).
+pool needs and a budget. Karpenter, Kueue, JobSet, KEDA, the Prometheus Operator, the
+Gateway API CRDs and a Gateway controller are installed beforehand (stacks/kubernetes-operators,
+stack `eks`), which owns Karpenter: a cluster that runs its own Karpenter already leaves
+`karpenter` out of that stack's config and gives its install this stack's
+`karpenterHelmValues` (installing the `karpenter-crd` chart over CRDs another release made
+fails, aws/karpenter-provider-aws#5096). The order holds on a fresh cluster because the
+pool's interruption queue has a fixed name the operators stack's config already names
+(`<cluster>-<pool>-karpenter`); Karpenter retries until the queue exists.
 
     aistack preview stacks/kubernetes-eks        # offline
     cd stacks/kubernetes-eks && pulumi up         # for real: the AWS account and the cluster
@@ -247,8 +253,8 @@ if problems:
 assert pool_args is not None
 
 # Spot first, on-demand fallback, and the interruption queue that drains Spot nodes on
-# their two-minute warning (T1, T2). Karpenter itself is the cluster's, installed with
-# the Helm values exported below.
+# their two-minute warning (T1, T2). Karpenter itself is the operators stack's, installed
+# with the Helm values exported below (the same as its Pulumi.eks.yaml says).
 pool = aws.KarpenterGpuPool(POOL, pool_args)
 
 # The trainer's own role through EKS Pod Identity: no keys, not the node's role (C6).

@@ -41,7 +41,7 @@ DIGESTS = {
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
     "kubernetes": "4b6f9eafc623ad01384aefcb6d6f4188de2ac039868b6c7d30ff603dc50a4d3f",
-    "kubernetes-eks": "29ba4500f46752602558066b343c1ba88efba075dd9e7a4c32fbe259cd3e8782",
+    "kubernetes-eks": "0f771e72d9217f9979eca71dfdffca21956c84ca78bfef77a1cb8e5474054c5b",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
     "kubernetes-gke": "e9f4f3f7b11ac74b8bfddc60e431f2cf90f7c3bcc6c5233e8b60c2733ac2eeca",
     "gcp-training": "83eccbf1613aadf6943aa8dc0ecdfa3eb492727ddff0438a4917f89cc9efa1a7",

@@ -199,3 +199,18 @@ def test_the_model_is_served_on_the_pool_s_on_demand_nodes_and_scaled_by_keda(gr
     # kube-prometheus-stack's Prometheus selects it by this label.
     assert monitor.inputs["metadata"]["labels"]["release"] == "kube-prometheus-stack"
     assert "1.3.0" in graph.stack_outputs["rollbackCommand"]
+
+
+def test_the_operators_stack_installs_karpenter_with_this_pools_queue_and_cluster(graph):
+    """The operators stack (eks) runs before this one and names the interruption queue this
+    pool makes later: a fixed name, so the order holds on a fresh cluster (k8s fidelity
+    audit 2, defect 5: it named an auto-named queue that did not exist yet)."""
+    import yaml
+
+    config = yaml.safe_load((PROJECT.parent / "kubernetes-operators/Pulumi.eks.yaml").read_text())
+    karpenter = config["config"]["k8s-operators:karpenter"]
+    exported = graph.stack_outputs["karpenterHelmValues"]
+    assert karpenter["settings"] == exported["settings"]
+    assert karpenter["serviceAccount"] == exported["serviceAccount"]
+    [queue] = [r for r in graph.resources if r.type == "aws:sqs/queue:Queue"]
+    assert queue.inputs["name"] == karpenter["settings"]["interruptionQueue"]
