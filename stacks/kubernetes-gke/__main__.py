@@ -401,6 +401,8 @@ if operators_installed:
             "queue": queue.local_queue_names[train_ns],
             # Below serving: on shared nodes the scheduler evicts training first (S1).
             "priorityClassName": queue.priority_class_names["training"],
+            # Kueue's workload priority: runs are batch work an urgent run may preempt.
+            "priorityClass": queue.workload_priority_class_names["low"],
         },
         team=train,
         opts=on_cluster,

@@ -196,6 +196,8 @@ llama = k8s.TrainingJobTemplate(
         "queue": queue.local_queue_names[train_namespace],
         # Below serving: on shared nodes the scheduler evicts training first (S1).
         "priorityClassName": queue.priority_class_names["training"],
+        # Kueue's workload priority: runs are batch work an urgent run may preempt.
+        "priorityClass": queue.workload_priority_class_names["low"],
     },
     team=train,
 )
