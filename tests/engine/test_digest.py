@@ -40,10 +40,10 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
-    "kubernetes": "364a110f117df4527d28a62b4bc0dd2acbc53ac8517316992ba2dd3dcbb03694",
+    "kubernetes": "0545b776410a4ce7dbd555f57dff31020b9a70320c477e8163400da7d4339ce0",
     "kubernetes-eks": "011763116d7a5a8a3b23bed59b73b3d6118e0d64137bed08a690707038d1cb47",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
-    "kubernetes-gke": "e48a1cd3d53fbef61560eb9d1516950f3561acc6ff8411f913705908d8647090",
+    "kubernetes-gke": "0ec70cc182f2d0d8aa11bdc70978f22386f4693b571be6f6bbad749a8011987d",
     "gcp-training": "83eccbf1613aadf6943aa8dc0ecdfa3eb492727ddff0438a4917f89cc9efa1a7",
     "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
 }

@@ -41,6 +41,7 @@ from aistack.k8s.inference_service.specs import (
     _SERVICE_PORT,
     _untyped,
     alert_rules,
+    backend_policy_spec,
     deployment_spec,
     gateway_conf,
     health_check_policy_spec,
@@ -196,6 +197,14 @@ class InferenceService(pulumi.ComponentResource):
                 kind="HealthCheckPolicy",
                 metadata=meta(object_name, version),
                 spec=health_check_policy_spec(args, object_name),
+                opts=child_opts(self, depends_on=[*self._after_team, service]),
+            )
+            k8s.apiextensions.CustomResource(
+                f"{name}-{plan.slug}-backend-policy",
+                api_version="networking.gke.io/v1",
+                kind="GCPBackendPolicy",
+                metadata=meta(object_name, version),
+                spec=backend_policy_spec(args, object_name),
                 opts=child_opts(self, depends_on=[*self._after_team, service]),
             )
         depends: list[pulumi.Resource] = [config_map]

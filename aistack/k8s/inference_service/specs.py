@@ -54,11 +54,13 @@ from aistack.k8s._monitoring_crs import (
 
 __all__ = [
     "alert_rules",
+    "backend_policy_spec",
     "health_check_policy_spec",
     "deployment_spec",
     "gateway_conf",
     "ingress_policy",
     "rollback_command",
+    "request_timeout_seconds",
     "route_spec",
     "rules_object",
     "scrape",
@@ -355,6 +357,27 @@ def health_check_policy_spec(args: InferenceServiceArgs, service: str) -> dict[s
     }
 
 
+def request_timeout_seconds(args: InferenceServiceArgs) -> int:
+    """How long the route lets a request take: longer than the gateway's own wait for the
+    model (twice with a fallback to the previous version), so the gateway answers first."""
+    gateway = args.gateway
+    tries = 2 if args.fallback == "previous_version" else 1
+    wait = gateway.upstream_timeout_seconds + gateway.upstream_connect_timeout_seconds
+    return int(tries * wait + 10)
+
+
+def backend_policy_spec(args: InferenceServiceArgs, service: str) -> dict[str, Any]:
+    """GKE's GCPBackendPolicy for a version's Service (networking.gke.io/v1, gke-gateway-api
+    v1.4.0): the load balancer's backend timeout, which is 30 s unless set ("If the field is
+    omitted, a default value (30s) will be used", `timeoutSec`), as long as the route's
+    request timeout, so a long generation is not cut at 30 s whether or not the GKE class
+    applies the HTTPRoute's `timeouts.request`."""
+    return {
+        "default": {"timeoutSec": request_timeout_seconds(args)},
+        "targetRef": {"group": "", "kind": "Service", "name": service},
+    }
+
+
 def route_spec(args: InferenceServiceArgs, plans: list[VersionPlan]) -> dict[str, Any]:
     """The HTTPRoute: one rule, the versions' Services as backends with their weights."""
     parent = args.parent_gateway
@@ -366,11 +389,7 @@ def route_spec(args: InferenceServiceArgs, plans: list[VersionPlan]) -> dict[str
     }
     if parent.section_name:
         parent_ref["sectionName"] = parent.section_name
-    gateway = args.gateway
-    tries = 2 if args.fallback == "previous_version" else 1
-    timeout = (
-        tries * (gateway.upstream_timeout_seconds + gateway.upstream_connect_timeout_seconds) + 10
-    )
+    timeout = request_timeout_seconds(args)
     spec: dict[str, Any] = {
         "parentRefs": [parent_ref],
         "rules": [

@@ -35,6 +35,14 @@ def test_a_gke_gateway_gets_a_policy_per_version_probing_the_gateways_health_pat
         check = policy["spec"]["default"]["config"]["httpHealthCheck"]
         assert (check["requestPath"], check["port"]) == ("/healthz", 8080)
     assert verdicts_of("AIS-G5-04", graph) == {"chat-route": "compliant"}
+    # The load balancer waits as long as the route does, not its 30 s default.
+    route = next(d for _, d in custom_manifests(graph) if d["kind"] == "HTTPRoute")
+    timeout = int(route["spec"]["rules"][0]["timeouts"]["request"].rstrip("s"))
+    backends = [d for _, d in custom_manifests(graph) if d["kind"] == "GCPBackendPolicy"]
+    assert sorted(b["spec"]["targetRef"]["name"] for b in backends) == ["chat-1-3-0", "chat-1-4-0"]
+    for backend in backends:
+        assert validate_custom_resource(backend) == []
+        assert backend["spec"]["default"]["timeoutSec"] == timeout > 30
 
 
 def test_another_gateway_class_gets_none():
