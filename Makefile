@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env bytecode scan-env nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema
+.PHONY: env bytecode scan-env s3-standin nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema
 
 env: .venv/.aistack-synced
 
@@ -27,6 +27,14 @@ scan-env: env tools/checkov/.venv/.aistack-synced
 # (tools/checkov/pyproject.toml says why). `aistack scan` finds it there.
 tools/checkov/.venv/.aistack-synced: tools/checkov/pyproject.toml tools/checkov/uv.lock
 	$(UV) sync --locked --compile-bytecode --project tools/checkov
+	@touch $@
+
+# The AWS CLI and moto's S3 server the pod-view tests run a weights sync with, locked on
+# their own (tools/s3-standin/pyproject.toml says why).
+s3-standin: tools/s3-standin/.venv/.aistack-synced
+
+tools/s3-standin/.venv/.aistack-synced: tools/s3-standin/pyproject.toml tools/s3-standin/uv.lock
+	$(UV) sync --locked --project tools/s3-standin
 	@touch $@
 
 preview: bytecode
@@ -103,7 +111,7 @@ bwrap:
 # pytest keeps its assert-rewritten test modules in __pycache__ only where Python may write
 # bytecode: with PYTHONDONTWRITEBYTECODE set, each xdist worker would parse, rewrite and
 # compile every test module again on every run (about 3.7 s of CPU per worker).
-test: bytecode nginx bwrap scan-env
+test: bytecode nginx bwrap scan-env s3-standin
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	@typecheck_log=$$(mktemp); \
@@ -120,7 +128,7 @@ bench: bytecode
 
 # Where the suite's CPU goes: workers, session jobs, the engine (runs, resources, refusals,
 # repeated builds) and the floor of its CPU over the machine's cores (docs/performance.md).
-suite-profile: bytecode nginx bwrap scan-env
+suite-profile: bytecode nginx bwrap scan-env s3-standin
 	$(RUN) python benchmarks/suite_profile.py
 
 clean:

@@ -122,13 +122,27 @@ class PodView:
                 raise NotImplementedError(f"volume {mount['name']!r}: {sorted(volume)}")
         return args
 
-    def command(self, argv: list[str], driver: Path | None = None) -> list[str]:
-        """The bwrap command line that runs `argv` in the container's view."""
+    def command(
+        self,
+        argv: list[str],
+        driver: Path | None = None,
+        *,
+        programs: tuple[Path, ...] = (),
+        env: dict[str, str] | None = None,
+        share_net: bool = False,
+    ) -> list[str]:
+        """The bwrap command line that runs `argv` in the container's view. `programs`:
+        host directories bound read-only at their own paths and put first on PATH (a
+        stand-in for the image's own programs, e.g. a virtual environment's `aws`); `env`:
+        variables beside the container's own (a stand-in endpoint, say); `share_net`: the
+        host's network, to reach a stand-in server on the host's loopback."""
         bwrap = find_bwrap()
         if bwrap is None:
             raise RuntimeError(BWRAP_MISSING)
         uid, gid = self.ids()
         args = [bwrap, "--die-with-parent", "--unshare-all", "--new-session"]
+        if share_net:
+            args.append("--share-net")
         args += ["--uid", str(uid), "--gid", str(gid), "--tmpfs", "/"]
         args += ["--ro-bind", "/usr", "/usr"]
         for link in ("bin", "sbin", "lib", "lib64"):
@@ -137,19 +151,30 @@ class PodView:
         args += ["--ro-bind", str(self._etc()), "/etc", "--dev", "/dev", "--proc", "/proc"]
         if driver is not None:
             args += ["--ro-bind", str(driver.parent), DRIVER_DIR]
+        for program in programs:
+            args += ["--ro-bind", str(program), str(program)]
         args += self._volume_args()
         if self.read_only_root():
             args += ["--remount-ro", "/"]
-        args += ["--clearenv", "--setenv", "PATH", "/usr/sbin:/usr/bin:/sbin:/bin"]
+        path = ":".join([*(str(p / "bin") for p in programs), "/usr/sbin:/usr/bin:/sbin:/bin"])
+        args += ["--clearenv", "--setenv", "PATH", path]
         for variable in self.container.get("env") or []:
             if "value" in variable:
                 args += ["--setenv", variable["name"], str(variable["value"])]
+        for name, value in (env or {}).items():
+            args += ["--setenv", name, value]
         return [*args, "--", *argv]
 
-    def run(self, argv: list[str], timeout_s: float = 30) -> subprocess.CompletedProcess[str]:
-        """`argv` in the view, its output captured."""
+    def run(
+        self, argv: list[str], timeout_s: float = 30, **view: Any
+    ) -> subprocess.CompletedProcess[str]:
+        """`argv` in the view (`view`: `command`'s keywords), its output captured."""
         return subprocess.run(
-            self.command(argv), capture_output=True, text=True, timeout=timeout_s, check=False
+            self.command(argv, **view),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
         )
 
     def drive(self, script: str, payload: dict[str, Any], timeout_s: float = 30) -> dict[str, Any]:
