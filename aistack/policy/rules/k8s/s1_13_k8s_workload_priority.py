@@ -52,9 +52,9 @@ def check(graph: StackGraph) -> Iterator[Verdict]:
     classes = _classes(graph)
     pods = list(_pods(graph))
     training = [
-        classes[p.get("priorityClassName")]
+        classes[str(p["priorityClassName"])]
         for role, _, _, p in pods
-        if role == "training" and p.get("priorityClassName") in classes
+        if role == "training" and str(p.get("priorityClassName")) in classes
     ]
     for role, resource, where, pod in pods:
         name = pod.get("priorityClassName")
