@@ -278,9 +278,12 @@ def test_kill_switch_deploys_the_handler_for_this_stack(run, governance, kill_sw
     function = _one(graph, FUNCTION)
     assert function.inputs["runtime"] == "python3.12"
     assert function.inputs["handler"] == "budget_guard.handler"
+    topic = next(t for t in graph.of_type("aws:sns/topic:Topic") if "alerts" in t.name)
     assert function.inputs["environment"]["variables"] == {
         "AISTACK_STACK": STACK,
         "AISTACK_DRY_RUN": "false",
+        # What was stopped goes to the topic the team's addresses read.
+        "AISTACK_REPORT_TOPIC_ARN": topic.outputs["arn"],
     }
     assert function.inputs["timeout"] == 120
     # No reserved concurrency: new accounts, whose concurrency quota is 10, cannot reserve any.
@@ -456,10 +459,15 @@ def test_a_failed_kill_switch_keeps_its_event_in_an_encrypted_dead_letter_queue(
     # With a customer key, the sender needs GenerateDataKey and Decrypt on it (Amazon SQS
     # Developer Guide, "Key management": permissions for producers): granted to the kill
     # switch's role, and only through SQS.
-    use = _statements(key)["KillSwitchWritesDeadLetters"]
+    use = _statements(key)["KillSwitchWritesDeadLettersAndReports"]
     assert use["Principal"] == {"AWS": role.outputs["arn"]}
     assert use["Action"] == ["kms:GenerateDataKey", "kms:Decrypt"]
-    assert use["Condition"] == {"StringEquals": {"kms:ViaService": "sqs.us-east-1.amazonaws.com"}}
+    # ... and through SNS, for its report to the (encrypted) alert topic.
+    assert use["Condition"] == {
+        "StringEquals": {
+            "kms:ViaService": ["sqs.us-east-1.amazonaws.com", "sns.us-east-1.amazonaws.com"]
+        }
+    }
     # The key policy names the role, so the role exists first (KMS refuses an unknown
     # principal with MalformedPolicyDocumentException).
     assert role.urn in key.dependencies

@@ -442,14 +442,20 @@ class BudgetGuard(pulumi.ComponentResource):
             statements.append(
                 {
                     # Lambda sends a failed event to the dead-letter queue with the
-                    # function's role; SQS then needs the key for the role, and only for SQS.
-                    "Sid": "KillSwitchWritesDeadLetters",
+                    # function's role, and the function publishes its report to the alert
+                    # topic: SQS and SNS then need the key for the role, and only they.
+                    "Sid": "KillSwitchWritesDeadLettersAndReports",
                     "Effect": "Allow",
                     "Principal": {"AWS": kill_switch_role_arn},
                     "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
                     "Resource": "*",
                     "Condition": {
-                        "StringEquals": {"kms:ViaService": f"sqs.{self.region}.amazonaws.com"}
+                        "StringEquals": {
+                            "kms:ViaService": [
+                                f"sqs.{self.region}.amazonaws.com",
+                                f"sns.{self.region}.amazonaws.com",
+                            ]
+                        }
                     },
                 }
             )
@@ -514,6 +520,8 @@ class BudgetGuard(pulumi.ComponentResource):
                 variables={
                     "AISTACK_STACK": self.stack,
                     "AISTACK_DRY_RUN": "true" if args.kill_switch_dry_run else "false",
+                    # What was stopped goes to the alert topic the team reads.
+                    "AISTACK_REPORT_TOPIC_ARN": self.alert_topic.arn,
                 }
             ),
             logging_config=aws.lambda_.FunctionLoggingConfigArgs(
@@ -635,6 +643,12 @@ class BudgetGuard(pulumi.ComponentResource):
                 "Effect": "Allow",
                 "Action": "sqs:SendMessage",
                 "Resource": dead_letter_arn,
+            },
+            {
+                "Sid": "ReportWhatStopped",
+                "Effect": "Allow",
+                "Action": "sns:Publish",
+                "Resource": self.alert_topic.arn,
             },
         )
 

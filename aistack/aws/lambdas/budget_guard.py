@@ -30,6 +30,10 @@ invokes this Lambda. It acts on resources tagged `aistack:stack=<AISTACK_STACK>`
   (tagged `karpenter.sh/nodepool`) are left alone and reported: Karpenter would replace a
   stopped one, so their training stops in the cluster, where the queue is held.
 
+The run's report (what it stopped, what it left alone and why, whether anything failed) is
+published to the alert topic the team reads (`AISTACK_REPORT_TOPIC_ARN`), so the alert says
+what was stopped.
+
 Idempotent: a resource that is already at zero, disabled or stopped is reported under
 `unchanged` and is not touched again. In particular the previous-size tag is not
 overwritten on a second run. A resource that does not exist any more, or is deleted between
@@ -40,6 +44,7 @@ re-raised so that Lambda retries and the failure shows.
 Environment:
     AISTACK_STACK    required. The stack whose training capacity is stopped.
     AISTACK_DRY_RUN  "true" to report what would change without changing anything.
+    AISTACK_REPORT_TOPIC_ARN  optional. The SNS topic the run's report is published to.
 
 This file is deployed on its own as the Lambda's code, so it imports only the standard
 library and boto3. In particular it must not import aistack.
@@ -60,12 +65,14 @@ __all__ = [
     "DISCOVERY_ACTIONS",
     "MUTATING_ACTIONS",
     "PREVIOUS_SIZE_TAG",
+    "REPORT_ACTIONS",
     "REQUIRED_ACTIONS",
     "STACK_TAG",
     "WORKLOAD_TAG",
     "KillSwitchConfigError",
     "handler",
     "kill_switch",
+    "report_text",
 ]
 
 # These two mirror aistack.config.STACK_TAG and aistack.config.WORKLOAD_TAG. This file cannot
@@ -100,11 +107,20 @@ MUTATING_ACTIONS: dict[str, list[str]] = {
     ],
     "ec2": ["ec2:StopInstances"],
 }
+#: The report of what the run stopped, published to the alert topic the team reads.
+REPORT_ACTIONS: dict[str, list[str]] = {"sns": ["sns:Publish"]}
 #: Every IAM action the handler needs, by service.
 REQUIRED_ACTIONS: dict[str, list[str]] = {
-    service: DISCOVERY_ACTIONS.get(service, []) + MUTATING_ACTIONS.get(service, [])
-    for service in sorted(DISCOVERY_ACTIONS.keys() | MUTATING_ACTIONS.keys())
+    service: DISCOVERY_ACTIONS.get(service, [])
+    + MUTATING_ACTIONS.get(service, [])
+    + REPORT_ACTIONS.get(service, [])
+    for service in sorted(
+        DISCOVERY_ACTIONS.keys() | MUTATING_ACTIONS.keys() | REPORT_ACTIONS.keys()
+    )
 }
+#: SNS caps a subject at 100 characters and a message at 256 KB.
+_SUBJECT_LIMIT = 100
+_MESSAGE_LIMIT = 200_000
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off", ""})
@@ -145,6 +161,8 @@ class _Run:
     dry_run: bool
     summary: dict[str, Any] = field(init=False)
     failures: list[Exception] = field(default_factory=list)
+    #: What each change did, in words, for the report.
+    actions: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.summary = {
@@ -161,6 +179,7 @@ class _Run:
     def changed(self, section: str, entry: dict[str, Any], action: str) -> None:
         self.summary[section].append(entry)
         prefix = "[dry run] would " if self.dry_run else ""
+        self.actions.append(f"{prefix}{action}")
         logger.info("%s%s", prefix, action)
 
     def unchanged(self, kind: str, ident: str, reason: str) -> None:
@@ -173,15 +192,21 @@ class _Run:
 
 
 def handler(event: Any, context: Any) -> dict[str, Any]:
-    """Lambda entry point: read the environment, log the notification, stop the capacity."""
+    """Lambda entry point: read the environment, log the notification, stop the capacity,
+    and tell the alert topic what was stopped."""
     stack = _stack_from_env()
     dry_run = _dry_run_from_env()
     _log_notification(event)
-    return kill_switch(stack, dry_run=dry_run)
+    report_topic = os.environ.get("AISTACK_REPORT_TOPIC_ARN", "").strip() or None
+    return kill_switch(stack, dry_run=dry_run, report_topic=report_topic)
 
 
 def kill_switch(
-    stack: str, *, dry_run: bool = False, session: boto3.session.Session | None = None
+    stack: str,
+    *,
+    dry_run: bool = False,
+    session: boto3.session.Session | None = None,
+    report_topic: str | None = None,
 ) -> dict[str, Any]:
     """Scale `stack`'s training resources to zero and return a JSON-serialisable summary."""
     if not stack:
@@ -202,6 +227,8 @@ def kill_switch(
     _batch(run, client("batch"))
     _instances(run, client("ec2"))
     logger.info("summary: %s", json.dumps(run.summary, sort_keys=True))
+    if report_topic:
+        _report(run, client("sns"), report_topic)
     if run.failures:
         logger.error(
             "%d action(s) failed; re-raising the first so that Lambda retries", len(run.failures)
@@ -211,6 +238,37 @@ def kill_switch(
 
 
 # -- environment and event -------------------------------------------------------------------
+
+
+def report_text(run: _Run) -> tuple[str, str]:
+    """(subject, message) saying what the run stopped, what it left alone and why, and
+    whether anything failed: what the team reads on the alert topic."""
+    verb = "would stop" if run.dry_run else "stopped"
+    subject = f"aistack kill switch {verb} {len(run.actions)} resource(s) of {run.stack}"
+    lines = [
+        f"The budget kill switch ran for stack {run.stack}"
+        + (" as a dry run: nothing was changed." if run.dry_run else "."),
+        "",
+        f"Stopped ({len(run.actions)}):"
+        if not run.dry_run
+        else f"Would stop ({len(run.actions)}):",
+        *(f"- {action}" for action in run.actions),
+        "",
+        f"Left alone ({len(run.summary['unchanged'])}):",
+        *(f"- {e['kind']} {e['id']}: {e['reason']}" for e in run.summary["unchanged"]),
+    ]
+    if run.failures:
+        lines += ["", f"Failed ({len(run.failures)}): {_clip(run.failures[0])}; Lambda retries."]
+    return subject[:_SUBJECT_LIMIT], "\n".join(lines)[:_MESSAGE_LIMIT]
+
+
+def _report(run: _Run, client: Any, topic: str) -> None:
+    """Publish the report; a failure to publish is logged, and the stopping stands."""
+    subject, message = report_text(run)
+    try:
+        client.publish(TopicArn=topic, Subject=subject, Message=message)
+    except (ClientError, BotoCoreError) as error:
+        logger.error("could not publish the report to %s: %s", topic, error)
 
 
 def _stack_from_env() -> str:

@@ -547,6 +547,7 @@ def test_required_actions_cover_discovery_and_mutation() -> None:
             "batch:UpdateJobQueue",
         ],
         "ec2": ["ec2:DescribeInstances", "ec2:StopInstances"],
+        "sns": ["sns:Publish"],
     }
     for actions in (*DISCOVERY_ACTIONS.values(), *MUTATING_ACTIONS.values()):
         assert all(action.split(":")[1][:1].isupper() for action in actions)
@@ -954,6 +955,33 @@ def test_instances_karpenter_launched_are_reported_not_stopped(
     reason = unchanged[("instance", karpenter)]
     assert reason.startswith("launched by Karpenter NodePool gpu-spot")
     assert "stop_command" in reason
+
+
+def test_the_report_on_the_alert_topic_says_what_was_stopped_and_what_was_left(
+    aws: list[dict[str, Any]], world: World
+) -> None:
+    """The team reads the alert topic: the run's report says what it stopped, what it left
+    alone and why, as SNS delivers it to a subscriber (moto's SNS to SQS)."""
+    sns, sqs = client("sns"), client("sqs")
+    topic = sns.create_topic(Name="budget-alerts")["TopicArn"]
+    queue = sqs.create_queue(QueueName="team-inbox")["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
+
+    summary = kill_switch(STACK, report_topic=topic)
+
+    [message] = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    body = json.loads(message["Body"])
+    assert body["Subject"].startswith("aistack kill switch stopped ")
+    assert body["Subject"].endswith(f"resource(s) of {STACK}")
+    text = body["Message"]
+    assert f"stop EC2 instance {world.training_instance}" in text
+    assert world.training_asg in text
+    for entry in summary["unchanged"]:
+        assert f"{entry['kind']} {entry['id']}: {entry['reason']}" in text
+    assert "Failed" not in text
 
 
 class StubbedSession:
