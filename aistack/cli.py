@@ -91,7 +91,9 @@ def preview(
     except AistackError as error:
         raise _fail(error) from None
     if format is PreviewFormat.json:
-        typer.echo(json.dumps(report.preview_json(graph, findings, estimate), indent=2))
+        typer.echo(
+            json.dumps(report.preview_json(graph, findings, estimate), indent=2, sort_keys=True)
+        )
         return
     console.print(
         f"[bold]aistack preview[/] project [cyan]{graph.project}[/] stack [cyan]{graph.stack}[/]"
@@ -226,7 +228,7 @@ def check(
     except AistackError as error:
         raise _fail(error) from None
     if format is CheckFormat.json:
-        typer.echo(json.dumps(report.checklist_json(findings), indent=2))
+        typer.echo(json.dumps(report.checklist_json(findings), indent=2, sort_keys=True))
     elif format is CheckFormat.markdown:
         typer.echo(report.checklist_markdown(findings), nl=False)
     else:
@@ -262,7 +264,7 @@ def cost(
     except AistackError as error:
         raise _fail(error) from None
     if format is CostFormat.json:
-        typer.echo(json.dumps(estimate.as_dict(), indent=2))
+        typer.echo(json.dumps(estimate.as_dict(), indent=2, sort_keys=True))
         return
     source = (
         "assumed defaults: no aistack:workload in config"

@@ -55,13 +55,17 @@ def preview_json(
                 "name": r.name,
                 "urn": r.urn,
                 "parent": r.parent,
-                "dependencies": list(r.dependencies),
+                # Sorted: the engine records them in the order the program awaited them,
+                # which varies between runs; a diff of two reports must show none.
+                "dependencies": sorted(r.dependencies),
                 "protect": r.protect,
                 "retain_on_delete": r.retain_on_delete,
                 "inputs": r.inputs,
                 "outputs": r.outputs,
             }
-            for r in graph.resources
+            # By URN: the engine records resources in the order they registered, which
+            # varies with the program's awaits; the same program gives the same bytes.
+            for r in sorted(graph.resources, key=lambda resource: resource.urn)
         ],
         "stack_outputs": graph.stack_outputs,
     }
@@ -84,7 +88,11 @@ def checklist_json(report: Report) -> dict[str, Any]:
                 "state": item.state,
                 "rules": list(item.rules),
                 "note": item.note,
-                "findings": [f.__dict__ for f in item.findings if f.status != "not-applicable"],
+                # In a stable order: rules judge resources in the order they registered.
+                "findings": sorted(
+                    (f.__dict__ for f in item.findings if f.status != "not-applicable"),
+                    key=lambda f: (f["rule_id"], f["resource_urn"], f["message"]),
+                ),
             }
             for item in report.items()
         ],

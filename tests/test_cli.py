@@ -217,3 +217,32 @@ def test_the_console_script_runs_a_command_with_the_collector_out_of_its_way(tin
     assert during[:2] == saved[:2] and during[2] >= 10**9
     # And what lives when the command ends is frozen: exit's last collection skips it.
     assert not any(thing is alive for thing in gc.get_objects())
+
+
+def test_the_same_program_gives_byte_identical_json_in_fresh_processes():
+    """Resources, findings and cost items come out in a stable order with sorted keys, so
+    two reports of one program diff to nothing (issue 30, deliverable 1). Two processes at
+    once: the engine's registration order differs between runs of this stack."""
+    import subprocess
+    import sys
+
+    command = [
+        sys.executable,
+        "-c",
+        "from aistack.cli import app; app()",
+        "preview",
+        "stacks/gcp-training",
+        "--format",
+        "json",
+    ]
+    runs = [
+        subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outputs = []
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err.decode()
+        outputs.append(out)
+    assert outputs[0] == outputs[1]
+    assert b'"resources"' in outputs[0]

@@ -119,7 +119,15 @@ class CostReport:
                 k: {"monthly_usd": a, "naive_monthly_usd": b}
                 for k, (a, b) in self.by_component().items()
             },
-            "items": [item.__dict__ for item in self.items],
+            # In a stable order: estimates follow the resources' registration order.
+            "items": sorted(
+                (item.__dict__ for item in self.items),
+                key=lambda item: (
+                    str(item["component"]),
+                    str(item["resource"]),
+                    str(item["basis"]),
+                ),
+            ),
         }
 
 
