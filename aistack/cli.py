@@ -305,10 +305,16 @@ def catalog_gpus(
     """Instance types with GPUs, their shape and cheapest listed price."""
     from aistack import catalog
 
+    try:
+        offers = catalog.instance_types(cast("catalog.Cloud | None", cloud), gpu=gpu)
+    except AistackError as error:
+        # The nearest known GPUs are in the message; the command that lists them all too.
+        typer.echo(f"error: {error}\nList them all: aistack catalog gpus", err=True)
+        raise typer.Exit(2) from None
     table = Table(
         "type", "cloud", "GPUs", "GPU mem (GB)", "vCPUs", "mem (GiB)", "NVMe", "from $/h", "regions"
     )
-    for offer in catalog.instance_types(cast("catalog.Cloud | None", cloud), gpu=gpu):
+    for offer in offers:
         cheapest = min(price.usd_per_hour for price in offer.prices.values())
         table.add_row(
             offer.name,

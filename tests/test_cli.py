@@ -84,6 +84,18 @@ def test_catalog_gpus_lists_h100_types():
     assert "p5.48xlarge" in result.output and "g5.xlarge" not in result.output
 
 
+def test_an_unknown_gpu_is_answered_with_the_nearest_and_the_list_command_not_a_traceback():
+    result = runner.invoke(app, ["catalog", "gpus", "--gpu", "B200"])
+    assert result.exit_code == 2
+    output = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert "did you mean 'H200'" in output and "aistack catalog gpus" in output
+    assert (
+        "Traceback" not in output
+        and result.exception is None
+        or isinstance(result.exception, SystemExit)
+    )
+
+
 def test_catalog_regions_ranks_allowed_regions():
     result = runner.invoke(
         app,
