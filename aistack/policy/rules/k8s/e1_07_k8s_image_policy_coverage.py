@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from aistack.contracts.k8s import ENFORCES_LABEL
 from aistack.contracts.k8s import MANAGED_LABEL as MANAGED
 from aistack.contracts.k8s_admission import (
     IMAGE_POLICY_EXEMPT,
@@ -22,38 +21,17 @@ from aistack.contracts.k8s_admission import (
 )
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
-from aistack.queries.k8s import NAMESPACE, manifest, metadata_of, selector_matches
-
-POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
-BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
-
-
-def enforcing_bindings(
-    graph: StackGraph, checklist_id: str
-) -> list[tuple[Resource, dict[str, Any], bool]]:
-    """(binding, its spec) for each binding of a policy in the graph that enforces
-    `checklist_id`, and whether it denies."""
-    policies = {
-        metadata_of(p).get("name")
-        for p in graph.of_type(POLICY)
-        if checklist_id
-        in str((metadata_of(p).get("labels") or {}).get(ENFORCES_LABEL, "")).split("_")
-    }
-    found = []
-    for binding in graph.of_type(BINDING):
-        spec = manifest(binding).get("spec") or {}
-        if spec.get("policyName") in policies:
-            found.append((binding, spec, "Deny" in (spec.get("validationActions") or [])))
-    return found
+from aistack.queries.k8s import NAMESPACE, manifest, metadata_of
+from aistack.queries.k8s_admission_policies import binding_selects, enforcing_bindings
 
 
 def selects(spec: dict[str, Any], namespace: Resource) -> bool:
-    """Whether a binding's namespaceSelector selects a namespace of the graph (an absent
-    selector selects every namespace; the API server labels each one with its name)."""
+    """Whether a binding's namespaceSelector selects a namespace of the graph (the API
+    server labels each one with its name)."""
     meta = manifest(namespace)["metadata"]
     labels = {**(meta.get("labels") or {}), "kubernetes.io/metadata.name": meta.get("name")}
     selector = (spec.get("matchResources") or {}).get("namespaceSelector")
-    return True if selector is None else selector_matches(selector, labels)
+    return binding_selects(selector, labels)
 
 
 @rule(
@@ -72,14 +50,14 @@ def check(graph: StackGraph) -> Iterator[Verdict]:
     bindings = enforcing_bindings(graph, "E1")
     if not bindings:
         return
-    for binding, spec, denies in bindings:
-        if not denies:
+    for binding in bindings:
+        if not binding.denies:
             yield fail(
-                binding,
-                f"binding only {'/'.join(spec.get('validationActions') or [])}s: images "
-                "without a digest are still admitted.",
+                binding.resource,
+                f"binding only {'/'.join(binding.spec.get('validationActions') or [])}s: "
+                "images without a digest are still admitted.",
             )
-    denying = [spec for _, spec, denies in bindings if denies]
+    denying = [binding.spec for binding in bindings if binding.denies]
     for namespace in graph.of_type(NAMESPACE):
         labels = metadata_of(namespace).get("labels") or {}
         name = metadata_of(namespace).get("name")
