@@ -255,3 +255,27 @@ def test_the_same_program_gives_byte_identical_json_in_fresh_processes():
         outputs.append(out)
     assert outputs[0] == outputs[1]
     assert b'"resources"' in outputs[0]
+
+
+def test_the_json_report_does_not_depend_on_the_order_resources_registered(example_previews):
+    """What the two-process test above can only catch when the race goes the other way:
+    the same graph with its resources and their dependencies reversed gives the same bytes."""
+    import copy
+    import dataclasses
+    import json
+
+    from aistack import cost, policy, report
+    from tests._harness import previews
+
+    graph = previews.run_project(ROOT / "stacks/gcp-training")
+    shuffled = copy.deepcopy(graph)
+    shuffled.resources[:] = [
+        dataclasses.replace(r, dependencies=tuple(reversed(r.dependencies)))
+        for r in reversed(shuffled.resources)
+    ]
+
+    def render(g):
+        document = report.preview_json(g, policy.evaluate(g), cost.estimate(g))
+        return json.dumps(document, indent=2, sort_keys=True)
+
+    assert render(graph) == render(shuffled)

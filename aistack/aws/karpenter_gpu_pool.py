@@ -434,7 +434,11 @@ class KarpenterGpuPool(pulumi.ComponentResource):
                 sqs_managed_sse_enabled=True,
                 region=args.region,
                 tags=tags,
-                opts=here,
+                # A fixed name cannot be created beside itself: a replacement deletes the
+                # old queue first (it holds only interruption events, minutes old).
+                opts=pulumi.ResourceOptions.merge(
+                    here, pulumi.ResourceOptions(delete_before_replace=True)
+                ),
             )
             queue_arn = self.interruption_queue.arn
             for key, pattern in INTERRUPTION_EVENTS.items():

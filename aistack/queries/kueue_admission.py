@@ -30,7 +30,7 @@ from decimal import Decimal
 from typing import Any
 
 from aistack.contracts.k8s import parse_quantity
-from aistack.engine.graph import Resource, StackGraph
+from aistack.engine.graph import StackGraph
 from aistack.queries.k8s import (
     JobTemplate,
     job_templates,
@@ -289,8 +289,3 @@ def admissions(graph: StackGraph) -> Iterator[Admission]:
             requests = {name: amount * count for name, amount in single.items()}
             problems += _pod_set_problems(cluster[cluster_queue], flavors, pod, requests, used)
         yield Admission(template, cluster_queue, problems)
-
-
-def resource_of(admission: Admission) -> Resource:
-    """The ConfigMap that holds the template: what a finding is about."""
-    return admission.template.config_map

@@ -11,7 +11,6 @@ A single stack's graph cannot see its operators stack, so this is a test over th
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import promql_parser
@@ -21,6 +20,7 @@ from aistack.engine.graph import StackGraph
 from aistack.k8s.gpu_monitoring import EXPORTERS
 from aistack.queries.k8s import custom_manifests, selector_matches
 from tests._harness import previews
+from tests.k8s.test_gpu_monitoring import _nodes
 
 PAIRS = [
     ("stacks/kubernetes", "gke"),
@@ -41,16 +41,6 @@ MONITOR_KINDS = {"ServiceMonitor", "PodMonitor", "PodMonitoring", "ClusterPodMon
 NOT_SCRAPED = {"up", "aistack_model_quality_score"}
 #: Kueue v0.19.2's metrics Service and manager pods (charts/kueue/templates/manager).
 KUEUE_NAMESPACE = "kueue-system"
-
-
-def _nodes(expr: Any) -> Iterator[Any]:
-    yield expr
-    for attribute in ("lhs", "rhs", "expr", "vector_selector", "param"):
-        child = getattr(expr, attribute, None)
-        if child is not None and not isinstance(child, str | int | float):
-            yield from _nodes(child)
-    for arg in getattr(expr, "args", None) or []:
-        yield from _nodes(arg)
 
 
 def _read_metrics(graph: StackGraph) -> set[str]:
