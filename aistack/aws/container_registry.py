@@ -86,10 +86,11 @@ class ContainerRegistryArgs(AistackModel):
         "Explicit: never the provider's default. Pulls from another region cost transfer."
     )
     governance: Governance
-    namespace: str = Field(
-        "",
-        description="Prefix of every repository name, e.g. 'ml-platform/'; default none. Set "
-        "it when several stacks share an account, since ECR names are unique per region.",
+    namespace: str | None = Field(
+        None,
+        description="Prefix of every repository name, e.g. 'ml-platform/'. Default: "
+        "'<project>/<stack>/', since ECR names are unique per region and the account's other "
+        "stacks (this program's `staging` beside `dev` too) pick theirs; '' for none.",
     )
     keep_release_images: int = Field(
         20,
@@ -140,7 +141,7 @@ class ContainerRegistryArgs(AistackModel):
 
     @field_validator("namespace")
     @classmethod
-    def _namespace_is_a_name_prefix(cls, namespace: str) -> str:
+    def _namespace_is_a_name_prefix(cls, namespace: str | None) -> str | None:
         if namespace and not _NAMESPACE.match(namespace):
             raise ValueError(
                 f"{namespace!r} is not a repository name prefix. Fix: use lowercase path "
@@ -165,9 +166,12 @@ class ContainerRegistryArgs(AistackModel):
 
     def repository_name(self, image: str) -> str:
         """The physical ECR name of `image`: the namespace, then the image name."""
-        if not self.namespace:
+        namespace = self.namespace
+        if namespace is None:
+            namespace = _stack_namespace(pulumi.get_project(), pulumi.get_stack())
+        if not namespace:
             return image
-        return f"{self.namespace.rstrip('/')}/{image}"
+        return f"{namespace.rstrip('/')}/{image}"
 
 
 class ContainerRegistry(pulumi.ComponentResource):
@@ -364,3 +368,13 @@ class ContainerRegistry(pulumi.ComponentResource):
                 field=field,
                 fix="name one of the registry's repositories, or add it to repositories.",
             )
+
+
+def _stack_namespace(project: str, stack: str) -> str:
+    """`<project>/<stack>/` in ECR's alphabet (lowercase; runs of other characters become
+    one hyphen), a repository name prefix no other stack of the account picks."""
+
+    def part(text: str) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "stack"
+
+    return f"{part(project)}/{part(stack)}/"

@@ -20,6 +20,7 @@ with warnings.catch_warnings():
 
 from aistack._options import child_opts, stateful_opts
 from aistack.config import WORKLOAD_TAG, Governance, gcp_label
+from aistack.contracts.naming import stack_scoped
 from aistack.errors import ConfigError
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "grant_key",
     "labels_for",
     "resource_id_from",
+    "scoped_id",
     "stack_id",
     "stateful_opts",
 ]
@@ -35,6 +37,14 @@ __all__ = [
 #: A local SSD disk is 375 GB (pulumi-gcp RegionInstanceTemplateDisk `disk_size_gb`: "for
 #: SCRATCH disks, the size must be exactly 375GB"; Compute Engine docs, "About Local SSD").
 LOCAL_SSD_GB = 375
+
+
+def scoped_id(base: str, *, limit: int, separator: str = "-") -> str:
+    """`base` ending in this stack's digest (aistack.contracts.naming): a fixed cloud id
+    that the project's other stacks, and this program's other stacks, never pick."""
+    return stack_scoped(
+        base, pulumi.get_project(), pulumi.get_stack(), limit=limit, separator=separator
+    )
 
 
 def stack_id() -> str:

@@ -32,8 +32,18 @@ def regional_log_bucket(
 ) -> tuple[gcp.logging.ProjectBucketConfig, gcp.logging.ProjectSink]:
     """`<name>-logs` in `region` kept `retention_days`, and `<name>-log-sink` routing the
     logs `log_filter` matches into it; `what` names the owner and `contents` the logs in the
-    descriptions. With `records_of` the logs are records to keep (audit logs): the bucket
-    outlives `pulumi destroy` and is protected in prod, as data is."""
+    descriptions. With `records_of` the logs are records to keep (audit logs): protected in
+    prod, as data is.
+
+    Every bucket outlives `pulumi destroy`. Cloud Logging holds a deleted bucket in
+    DELETE_REQUESTED for 7 days under its id, and the provider's create GETs the id and
+    PATCHes what it finds (resource_logging_bucket_config.go,
+    `resourceLoggingBucketConfigAcquireOrCreate`), which a pending-deletion bucket refuses
+    ("Buckets must be in an ACTIVE state to be modified",
+    GoogleCloudPlatform/cloud-foundation-fabric#1898): a deleted bucket would fail the next
+    `up` for a week. Kept, the next `up` adopts it through that same path; its retention
+    bounds what it holds. The id ends in the stack's digest (the callers' `scoped_id`), so
+    no other stack adopts it."""
     bucket_id = bucket_id[:100]  # Logging's limit on bucket ids
     bucket = gcp.logging.ProjectBucketConfig(
         f"{name}-logs",
@@ -43,7 +53,7 @@ def regional_log_bucket(
         retention_days=retention_days,
         description=f"aistack {what}: {contents}",
         opts=(
-            child_opts(owner, depends_on=list(depends_on))
+            child_opts(owner, depends_on=list(depends_on), retain_on_delete=True)
             if records_of is None
             else stateful_opts(owner, records_of, allow_destroy=False, depends_on=list(depends_on))
         ),

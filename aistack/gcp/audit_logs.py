@@ -22,7 +22,7 @@ from pydantic import Field, field_validator
 
 from aistack.config import AistackModel, Governance
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, labels_for, resource_id_from
+from aistack.gcp._base import child_opts, labels_for, resource_id_from, scoped_id
 from aistack.gcp._logs import regional_log_bucket
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ class AuditLogs(pulumi.ComponentResource):
             name,
             project=self.project,
             region=args.region,
-            bucket_id=f"{resource_id_from(name)}-audit",
+            bucket_id=scoped_id(f"{resource_id_from(name)}-audit", limit=100),
             retention_days=args.retention_days,
             log_filter='logName:"/logs/cloudaudit.googleapis.com"',
             what=f"audit logs {name}",

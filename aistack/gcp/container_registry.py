@@ -32,12 +32,13 @@ from aistack.gcp._base import (
     grant_key,
     labels_for,
     resource_id_from,
+    scoped_id,
     stateful_opts,
 )
 from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.project_services import ProjectServices
 
-__all__ = ["ContainerRegistry", "ContainerRegistryArgs", "cleanup_policies"]
+__all__ = ["ContainerRegistry", "ContainerRegistryArgs", "cleanup_policies", "registry_url"]
 
 ARTIFACT_REGISTRY_API = "artifactregistry.googleapis.com"
 KMS_API = "cloudkms.googleapis.com"
@@ -120,7 +121,8 @@ class ContainerRegistryArgs(AistackModel):
     repository_id: str | None = Field(
         None,
         description="The repository id (lowercase letters, digits, hyphens; 63 characters "
-        "at most); default: the component's name. Unique per project and region.",
+        "at most); default: the component's name and the stack's digest, as ids are unique "
+        "per project and region and the project's other stacks pick theirs.",
     )
     description: str = Field(
         "aistack container images", max_length=1000, description="Shown in the console."
@@ -234,7 +236,7 @@ class ContainerRegistry(pulumi.ComponentResource):
                         f"key in the repository's location ({args.region}).",
                         f"pass a key in {args.region}, or leave kmsKeyName unset for a new key.",
                     )
-            repository_id = args.repository_id or resource_id_from(name)
+            repository_id = args.repository_id or _default_repository_id(name)
             if args.repository_id is None and not REPOSITORY_ID.match(repository_id):
                 problems.add(
                     f"{name}.repositoryId",
@@ -299,7 +301,7 @@ class ContainerRegistry(pulumi.ComponentResource):
         )
         self.kms_key_name = key_id
 
-        repository_id = args.repository_id or resource_id_from(name)
+        repository_id = args.repository_id or _default_repository_id(name)
         self.repository = gcp.artifactregistry.Repository(
             f"{name}-repository",
             project=self.project,
@@ -422,3 +424,15 @@ class ContainerRegistry(pulumi.ComponentResource):
             member=member,
             opts=child_opts(self, depends_on=self._services.enabling(ARTIFACT_REGISTRY_API)),
         )
+
+
+def _default_repository_id(name: str) -> str:
+    return scoped_id(resource_id_from(name), limit=63)
+
+
+def registry_url(name: str, *, project: str, region: str, repository_id: str | None = None) -> str:
+    """`<region>-docker.pkg.dev/<project>/<repository>`: the address docker uses for the
+    repository `ContainerRegistry(name, ...)` creates, known before it exists, so a
+    program can name its images in it (`f"{url}/trainer@sha256:..."`) though the id ends
+    in the stack's digest."""
+    return f"{region}-docker.pkg.dev/{project}/{repository_id or _default_repository_id(name)}"

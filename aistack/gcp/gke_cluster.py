@@ -46,7 +46,7 @@ from pydantic import AfterValidator, Field, field_validator
 from aistack.config import AistackModel, Governance
 from aistack.contracts.k8s import POOL_LABEL
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, labels_for, resource_id_from
+from aistack.gcp._base import child_opts, labels_for, resource_id_from, scoped_id
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.dataset_bucket import DatasetBucket
 from aistack.gcp.project_services import ProjectServices
@@ -153,7 +153,8 @@ class GkeClusterArgs(AistackModel):
     cluster_name: str | None = Field(
         None,
         description="The cluster's GKE name (at most 40 characters); default: the logical "
-        "name. Fixed: GKE cannot rename a cluster.",
+        "name and the stack's digest (a cluster name is unique in its location, and the "
+        "project's other stacks pick theirs). Fixed: GKE cannot rename a cluster.",
     )
     network: InputStr = Field(
         description="The VPC's self-link or id, e.g. gcp.Network's `network_self_link`. Required."
@@ -334,7 +335,7 @@ class GkeCluster(pulumi.ComponentResource):
         self.args = args
         self.project = services.project
         self.region = args.region
-        self.cluster_name = args.cluster_name or name
+        self.cluster_name = args.cluster_name or scoped_id(resource_id_from(name), limit=NAME_MAX)
         self._name = name
         self.workload_pool = f"{self.project}.svc.id.goog"
         apis = services.enabling(*APIS, BINARY_AUTHORIZATION_API)
@@ -522,7 +523,7 @@ class GkeCluster(pulumi.ComponentResource):
             name,
             project=self.project,
             region=args.region,
-            bucket_id=f"{resource_id_from(self.cluster_name)}-gke-logs",
+            bucket_id=scoped_id(f"{resource_id_from(self.cluster_name)}-gke-logs", limit=100),
             retention_days=args.log_retention_days,
             # The monitored resources of GKE logs (Cloud Logging docs, "GKE logs"): containers,
             # pods, nodes and the cluster's own, all labelled with the cluster's name.

@@ -36,7 +36,7 @@ import pulumi_gcp as gcp
 
 from aistack.contracts.capacity import CapacityNeed
 from aistack.gcp import _inference_node as serving
-from aistack.gcp._base import child_opts, labels_for, resource_id_from
+from aistack.gcp._base import child_opts, labels_for, resource_id_from, scoped_id
 from aistack.gcp._inference_args import (
     API_SERVICES,
     DEFAULT_LOG_RETENTION_DAYS,
@@ -363,7 +363,7 @@ class InferenceTier(pulumi.ComponentResource):
     ) -> None:
         args, name = self.args, self._name
         prefix = f"{name}-{plan.slug}"
-        group_name = f"{resource_id_from(name)}-{plan.slug}"[:63]
+        group_name = _group_name(name, plan.slug)
         labels = self._version_labels(plan)
         machine = args.machine
 
@@ -539,7 +539,7 @@ class InferenceTier(pulumi.ComponentResource):
     def _logs(self) -> None:
         args = self.args
         days = args.log_retention_days or DEFAULT_LOG_RETENTION_DAYS
-        bucket_id = f"{resource_id_from(self._name)}-serving-logs"[:100]
+        bucket_id = scoped_id(f"{resource_id_from(self._name)}-serving-logs", limit=100)
         self.log_bucket = gcp.logging.ProjectBucketConfig(
             f"{self._name}-logs",
             project=self.project,
@@ -551,9 +551,11 @@ class InferenceTier(pulumi.ComponentResource):
                 f"request logging {args.request_logging}, classification "
                 f"{args.log_data_classification or 'n/a'}"
             )[:1000],
-            opts=child_opts(self, depends_on=self._apis),
+            # Kept on destroy, as every log bucket (aistack.gcp._logs): a deleted one holds
+            # its id for 7 days and fails the next `up`; kept, the next `up` adopts it.
+            opts=child_opts(self, depends_on=self._apis, retain_on_delete=True),
         )
-        groups = "|".join(resource_id_from(self._name) + "-" + p.slug for p in self.plans)
+        groups = "|".join(_group_name(self._name, p.slug) for p in self.plans)
         self.log_sink = gcp.logging.ProjectSink(
             f"{self._name}-log-sink",
             project=self.project,
@@ -834,3 +836,8 @@ class InferenceTier(pulumi.ComponentResource):
             )
             for plan in self.plans
         ]
+
+
+def _group_name(name: str, slug: str) -> str:
+    """A version's group name, unique in the region across the project's stacks."""
+    return scoped_id(f"{resource_id_from(name)}-{slug}", limit=63)

@@ -32,7 +32,7 @@ from aistack import catalog
 from aistack.config import AistackModel, Governance
 from aistack.contracts.capacity import CapacityNeed
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, labels_for, stateful_opts
+from aistack.gcp._base import child_opts, labels_for, resource_id_from, scoped_id, stateful_opts
 from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.gpu_node_pool import ACCELERATOR_TYPES
 from aistack.gcp.project_services import ProjectServices
@@ -212,7 +212,8 @@ class NotebookArgs(AistackModel):
         None,
         pattern=_INSTANCE_NAME,
         description="The instance id (and VM name): 1-63 lowercase letters, digits and "
-        "hyphens, starting with a letter; default: the component name.",
+        "hyphens, starting with a letter; default: the component name and the stack's digest, "
+        "as instance ids are unique in their zone and the project's other stacks pick theirs.",
     )
     allow_destroy_with_data: bool = Field(
         False,
@@ -473,7 +474,7 @@ class Notebook(pulumi.ComponentResource):
 
         self.instance = gcp.workbench.Instance(
             f"{name}-instance",
-            name=args.instance_name or name,
+            name=args.instance_name or scoped_id(resource_id_from(name), limit=63),
             project=self.project,
             location=zone,
             gce_setup=gcp.workbench.InstanceGceSetupArgs(

@@ -51,6 +51,7 @@ from aistack.gcp._base import (
     child_opts,
     labels_for,
     resource_id_from,
+    scoped_id,
 )
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
@@ -236,7 +237,7 @@ class TrainingPool(pulumi.ComponentResource):
         training tier (subnet, service account, zones, health-check port) the VMs use.
         `dataset` / `checkpoints`: DatasetBuckets of kind 'dataset' and 'checkpoints' in
         the pool's region. `notification_channels` may be Outputs (e.g. a BudgetGuard's)."""
-        group_name = f"{resource_id_from(name)}-mig"
+        group_name = scoped_id(f"{resource_id_from(name)}-mig", limit=63)
 
         def checks(args: TrainingPoolArgs) -> None:
             self._check(name, args, group_name, services, network, dataset, checkpoints)
@@ -525,7 +526,7 @@ class TrainingPool(pulumi.ComponentResource):
             name,
             project=self.project,
             region=args.region,
-            bucket_id=f"{resource_id_from(name)}-logs",
+            bucket_id=scoped_id(f"{resource_id_from(name)}-logs", limit=100),
             retention_days=args.log_retention_days,
             # Every log of the group's VMs: the Ops Agent's, the startup script's, syslog.
             log_filter=(
@@ -774,4 +775,4 @@ class TrainingPool(pulumi.ComponentResource):
 def _custom_role_id(name: str) -> str:
     """A custom role id (`[a-zA-Z0-9_.]{3,64}`, IAM API `roles.create`) from the name."""
     base = "".join(c if c.isalnum() else "_" for c in name)[:40]
-    return f"aistack_{base}_watchdog"
+    return scoped_id(f"aistack_{base}_watchdog", limit=64, separator="_")

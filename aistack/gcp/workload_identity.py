@@ -26,7 +26,6 @@ again within 30 days either undeletes them or moves to a new suffix
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Literal
 
@@ -37,7 +36,7 @@ from pydantic import Field, field_validator
 from aistack import _github
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
-from aistack.gcp._base import child_opts, resource_id_from
+from aistack.gcp._base import child_opts, resource_id_from, scoped_id
 from aistack.gcp.project_services import ProjectServices
 
 __all__ = [
@@ -89,24 +88,15 @@ _ROLE = re.compile(
 
 
 def account_id_for(prefix: str, workload: str) -> str:
-    """`<prefix>-<workload>` as a service account id, shortened deterministically when it
-    exceeds 30 characters: its first 25 characters, then `-` and 4 hex digits of its hash,
-    so two long names stay distinct and the same name always gives the same id."""
-    full = f"{prefix}-{workload}"
-    if len(full) <= ACCOUNT_ID_MAX:
-        return full
-    digest = hashlib.sha256(full.encode()).hexdigest()[:4]
-    return f"{full[: ACCOUNT_ID_MAX - 5].rstrip('-')}-{digest}"
+    """`<prefix>-<workload>-<stack digest>` as a service account id (6-30 characters):
+    account ids are unique in the project, and its other stacks pick theirs the same way
+    (aistack.contracts.naming). A long name is cut, never the digest."""
+    return scoped_id(f"{prefix}-{workload}", limit=ACCOUNT_ID_MAX)
 
 
 def _shortened_id(base: str, suffix: str) -> str:
-    """`<base>-<suffix>` within the 32 characters of a pool or provider id."""
-    full = f"{base}-{suffix}"
-    if len(full) <= POOL_ID_MAX:
-        return full
-    digest = hashlib.sha256(base.encode()).hexdigest()[:4]
-    head = base[: POOL_ID_MAX - len(suffix) - 6].rstrip("-")
-    return f"{head}-{digest}-{suffix}"
+    """`<base>-<stack digest>-<suffix>` within the 32 characters of a pool id."""
+    return f"{scoped_id(base, limit=POOL_ID_MAX - len(suffix) - 1)}-{suffix}"
 
 
 # ---- arguments -------------------------------------------------------------------------------

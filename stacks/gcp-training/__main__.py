@@ -17,6 +17,7 @@ import pulumi
 
 from aistack import gcp
 from aistack.config import parse_all
+from aistack.gcp.workload_identity import account_id_for
 
 config = pulumi.Config()
 project = pulumi.Config("gcp").require("project")
@@ -32,7 +33,7 @@ governance = {
 here = {"region": region, "governance": governance}
 CONTROL_PLANE = "172.16.0.0/28"
 # The GKE cluster makes the nodes' account; named here so the network's firewall admits it.
-node_account = f"{team}-gke-nodes"
+node_account = account_id_for(team, "gke-nodes")  # ends in the stack's digest
 node_email = f"{node_account}@{project}.iam.gserviceaccount.com"
 alert_emails = config.require_object("alertEmails")
 
@@ -121,7 +122,7 @@ args = parse_all(
             {
                 **here,
                 "billingAccount": config.require("billingAccount"),
-                "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
+                "monthlyLimit": config.require_int("monthlyLimit"),
                 "alertEmails": alert_emails,
                 "killSwitch": True,
             },

@@ -24,6 +24,7 @@ import pulumi
 from aistack import gcp
 from aistack.config import Governance, parse_all
 from aistack.errors import ConfigError, Problem
+from aistack.gcp.container_registry import registry_url
 
 config = pulumi.Config()
 project = pulumi.Config("gcp").require("project")
@@ -70,6 +71,20 @@ inference = {
         for v in inference.get("versions") or []
     ],
 }
+
+# Images are named in the stack's own registry (`trainer@sha256:...` in the config): the
+# repository id ends in the stack's digest, so the program spells the registry's address.
+REGISTRY = registry_url("ml-images", project=project, region=region)
+
+
+def in_registry(block: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """`block` with each image under `keys` that names no registry put in the stack's."""
+    images = {k: block[k] for k in keys if isinstance(block.get(k), str) and "/" not in block[k]}
+    return {**block, **{k: f"{REGISTRY}/{image}" for k, image in images.items()}}
+
+
+training = in_registry(training, "image")
+inference = in_registry(inference, "image", "gatewayImage")
 
 # Every block validated before the first resource: one ConfigError naming every problem,
 # and nothing half-created in the project by a `pulumi up` that stops at the fifth block.

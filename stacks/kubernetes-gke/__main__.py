@@ -41,6 +41,7 @@ import pulumi_kubernetes as kubernetes
 from aistack import gcp, k8s
 from aistack.config import parse_all
 from aistack.errors import ConfigError
+from aistack.gcp.workload_identity import account_id_for
 
 config = pulumi.Config()
 project = pulumi.Config("gcp").require("project")
@@ -57,7 +58,7 @@ POOL, QUEUE, SERVING_POOL = "l4-spot", f"{team}-gpu", "l4-serve"
 train_ns, serve_ns = f"{team}-train", f"{team}-serve"
 # The nodes' account (gcp.GkeCluster makes it): named here, so the network's firewall can
 # admit the training nodes by it before the cluster exists.
-node_account = f"{team}-gke-nodes"
+node_account = account_id_for(team, "gke-nodes")  # ends in the stack's digest
 node_email = f"{node_account}@{project}.iam.gserviceaccount.com"
 # The private control plane's range: the cluster's, the firewall's way to it, and the
 # operators stack's `apiServer` (stacks/kubernetes-operators/Pulumi.gke.yaml).

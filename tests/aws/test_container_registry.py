@@ -41,11 +41,13 @@ def _errors_from(run, program):
     return graph, errors
 
 
-def test_one_repository_per_image_named_as_the_image(run, governance):
+def test_one_repository_per_image_named_as_the_image_under_the_stack(run, governance):
     graph = run(_registry(governance))
     repositories = {r.name: r for r in graph.of_type(REPOSITORY)}
     assert set(repositories) == {"images-trainer", "images-vllm-server"}
-    assert repositories["images-trainer"].inputs["name"] == "trainer"
+    # ECR names are unique per region: the default namespace is `<project>/<stack>/`, so
+    # the account's other stacks (this program's `staging` too) never pick the same name.
+    assert repositories["images-trainer"].inputs["name"] == "aistack/dev/trainer"
     assert repositories["images-trainer"].inputs["region"] == "us-east-1"
     assert graph.named("images").type == "aistack:index:AwsContainerRegistry"
 
@@ -205,7 +207,7 @@ def test_image_returns_the_repository_url_pinned_by_digest(run, governance):
 
     graph = run(program)
     url = graph.named("images-trainer").outputs["repositoryUrl"]
-    assert url == "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer"
+    assert url == "123456789012.dkr.ecr.us-east-1.amazonaws.com/aistack/dev/trainer"
     assert graph.stack_outputs["trainer"] == f"{url}@{DIGEST}"
     server_url = graph.named("images-vllm-server").outputs["repositoryUrl"]
     assert graph.stack_outputs["server"] == f"{server_url}@{DIGEST}"

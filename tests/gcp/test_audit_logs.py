@@ -41,7 +41,7 @@ def test_every_audit_log_is_kept_in_the_region_for_the_retention(run, governance
     assert (bucket["location"], bucket["retentionDays"]) == ("europe-west4", 730)
     sink = graph.named("audit-log-sink").inputs
     assert sink["filter"] == 'logName:"/logs/cloudaudit.googleapis.com"'
-    assert sink["destination"].endswith("/locations/europe-west4/buckets/audit-audit")
+    assert sink["destination"].endswith("/locations/europe-west4/buckets/audit-audit-13d1dc")
 
 
 def test_the_audit_log_bucket_outlives_destroy_and_is_protected_in_prod(run, governance):

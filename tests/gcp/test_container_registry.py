@@ -48,7 +48,7 @@ def default_graph():
 def test_the_repository_is_docker_with_immutable_tags_and_real_cleanup(default_graph):
     repository = default_graph.named("images-repository")
     assert repository.inputs["format"] == "DOCKER"
-    assert repository.inputs["repositoryId"] == "images"
+    assert repository.inputs["repositoryId"] == "images-13d1dc"
     assert repository.inputs["dockerConfig"] == {"immutableTags": True}
     assert repository.inputs["cleanupPolicyDryRun"] is False
     policies = {p["id"]: p for p in repository.inputs["cleanupPolicies"]}
@@ -144,8 +144,8 @@ def test_repository_url_and_images_by_digest(run, governance):
     seen = {}
     run(_stack(governance, seen=seen))
     # Artifact Registry Docker repositories: <location>-docker.pkg.dev/<project>/<repository>.
-    assert seen["url"] == f"europe-west4-docker.pkg.dev/{PROJECT}/images"
-    assert seen["ref"] == f"europe-west4-docker.pkg.dev/{PROJECT}/images/trainer@{DIGEST}"
+    assert seen["url"] == f"europe-west4-docker.pkg.dev/{PROJECT}/images-13d1dc"
+    assert seen["ref"] == f"europe-west4-docker.pkg.dev/{PROJECT}/images-13d1dc/trainer@{DIGEST}"
 
 
 @pytest.mark.parametrize(
@@ -180,10 +180,10 @@ def test_grants_are_scoped_to_the_repository(run, governance):
     read = grants["images-read-trainer-" + _hash(TRAINER)]
     assert read.inputs["role"] == "roles/artifactregistry.reader"
     assert read.inputs["member"] == TRAINER
-    assert read.inputs["repository"] == "images"
+    assert read.inputs["repository"] == "images-13d1dc"
     assert read.inputs["location"] == "europe-west4"
     assert grants["images-write-ci"].inputs["role"] == "roles/artifactregistry.writer"
-    assert read.id.startswith(f"projects/{PROJECT}/locations/europe-west4/repositories/images ")
+    assert read.id.startswith(f"projects/{PROJECT}/locations/europe-west4/repositories/images-13d1dc ")
 
 
 def _hash(member):
@@ -194,8 +194,8 @@ def _hash(member):
 
 def test_the_repository_id_is_in_gcp_format(default_graph):
     repository = default_graph.named("images-repository")
-    assert repository.id == f"projects/{PROJECT}/locations/europe-west4/repositories/images"
-    assert repository.outputs["name"] == "images"
+    assert repository.id == f"projects/{PROJECT}/locations/europe-west4/repositories/images-13d1dc"
+    assert repository.outputs["name"] == "images-13d1dc"
 
 
 def test_bad_input_is_one_config_error_naming_every_field(run, governance):

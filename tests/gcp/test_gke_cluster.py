@@ -205,7 +205,7 @@ def test_the_cluster_outputs_what_a_kubernetes_provider_needs(run, governance):
         cluster.cluster_id.apply(lambda v: seen.setdefault("id", v))
 
     run(program)
-    assert seen["id"] == f"projects/{PROJECT}/locations/europe-west4/clusters/train"
+    assert seen["id"] == f"projects/{PROJECT}/locations/europe-west4/clusters/train-13d1dc"
     assert "server: https://172.16.0.2" in seen["kubeconfig"]
     assert "command: gke-gcloud-auth-plugin" in seen["kubeconfig"]
     assert "certificate-authority-data: LS0t" in seen["kubeconfig"]

@@ -126,7 +126,7 @@ def test_each_version_gets_template_group_autoscaler_and_backend(default_graph):
     graph = default_graph
     for kind in (TEMPLATE, GROUP, AUTOSCALER, BACKEND):
         assert len(graph.of_type(kind)) == 2, kind
-    assert graph.named("serve-1-4-0-mig").inputs["name"] == "serve-1-4-0"
+    assert graph.named("serve-1-4-0-mig").inputs["name"] == "serve-1-4-0-13d1dc"
     assert not missing_api_dependencies(graph)
 
 

@@ -331,10 +331,10 @@ def test_a_workload_identity_supplies_the_firewall_accounts(run, governance):
 
     rules = _rules(run(program))
     assert rules["training-ingress"]["sourceServiceAccounts"] == [
-        "ids-training@team-ml-prod.iam.gserviceaccount.com"
+        "ids-training-13d1dc@team-ml-prod.iam.gserviceaccount.com"
     ]
     assert rules["health-checks"]["targetServiceAccounts"] == [
-        "ids-inference@team-ml-prod.iam.gserviceaccount.com"
+        "ids-inference-13d1dc@team-ml-prod.iam.gserviceaccount.com"
     ]
 
 

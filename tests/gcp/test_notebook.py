@@ -268,8 +268,8 @@ def test_a_single_owner_sets_single_user_access(run, governance):
 
 def test_the_simulated_api_answers_in_workbench_formats(default_build):
     _, nb = default_build
-    assert nb.id == f"projects/{PROJECT}/locations/europe-west4-a/instances/nb"
-    assert nb.outputs["name"] == "nb"
+    assert nb.id == f"projects/{PROJECT}/locations/europe-west4-a/instances/nb-13d1dc"
+    assert nb.outputs["name"] == "nb-13d1dc"
     assert nb.outputs["gceSetup"]["serviceAccounts"][0]["scopes"] == [
         "https://www.googleapis.com/auth/cloud-platform"
     ]

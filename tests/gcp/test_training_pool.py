@@ -186,7 +186,7 @@ def test_the_startup_script_is_the_gcp_node_bootstrap_wired_to_the_group(default
     script = metadata["startup-script"]
     env = re.search(r"<<'AISTACK_ENV'\n(.*?)AISTACK_ENV\n", script, re.S).group(1)
     assert "AISTACK_CLOUD=gcp\n" in env and "AISTACK_SCHEDULER=mig\n" in env
-    assert "AISTACK_INSTANCE_GROUP=train-mig\n" in env
+    assert "AISTACK_INSTANCE_GROUP=train-mig-13d1dc\n" in env
     assert "AISTACK_DATASET_VERSION=2024-06-01\n" in env
     assert re.search(r"AISTACK_DATASET_URI=gs://data-[0-9a-z-]+/tickets\n", env)
     assert re.search(r"AISTACK_CHECKPOINT_URI=gs://ckpt-[0-9a-z-]+/runs\n", env)
@@ -201,7 +201,7 @@ def test_the_group_starts_empty_autoheals_and_keeps_a_running_size(default_graph
     graph = default_graph
     group = graph.named("train-mig")
     assert group.inputs["targetSize"] == 0
-    assert group.inputs["name"] == "train-mig"
+    assert group.inputs["name"] == "train-mig-13d1dc"
     assert group.inputs["autoHealingPolicies"]["initialDelaySec"] == 600
     health = graph.named("train-health")
     assert group.inputs["autoHealingPolicies"]["healthCheck"] == (
@@ -248,7 +248,7 @@ def test_the_vm_may_delete_only_itself_through_its_group(default_graph):
     grant = graph.named("train-watchdog-grant")
     assert grant.inputs["member"] == f"serviceAccount:{TRAINER}"
     expression = grant.inputs["condition"]["expression"]
-    assert "instanceGroupManagers/train-mig" in expression and '"train-mig-"' in expression
+    assert "instanceGroupManagers/train-mig-13d1dc" in expression and '"train-mig-13d1dc-"' in expression
 
 
 def test_the_pool_must_be_in_its_buckets_region(run, governance):
@@ -298,7 +298,7 @@ def test_logs_go_to_a_regional_bucket_with_a_retention(default_graph):
     assert bucket["location"] == "europe-west4" and bucket["retentionDays"] == 90
     sink = graph.named("train-log-sink").inputs
     assert sink["destination"] == (
-        f"logging.googleapis.com/projects/{PROJECT}/locations/europe-west4/buckets/train-logs"
+        f"logging.googleapis.com/projects/{PROJECT}/locations/europe-west4/buckets/train-logs-13d1dc"
     )
     assert "train-mig-" in sink["filter"] and sink["uniqueWriterIdentity"] is True
 
@@ -306,7 +306,7 @@ def test_logs_go_to_a_regional_bucket_with_a_retention(default_graph):
 def test_the_submit_command_records_the_run_manifest_and_creates_one_vm(default_build):
     _, seen = default_build
     command = seen["submit"]
-    assert "gcloud compute instance-groups managed create-instance train-mig" in command
+    assert "gcloud compute instance-groups managed create-instance train-mig-13d1dc" in command
     assert "--region=europe-west4" in command
     for key in ("aistack-run-id", "aistack-seed", "aistack-code-commit", "aistack-config-hash"):
         assert key in command

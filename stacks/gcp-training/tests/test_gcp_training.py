@@ -45,7 +45,7 @@ def test_both_schedulers_and_the_notebook_are_in_the_buckets_region(graph):
 def test_the_mig_vms_and_the_gke_nodes_run_as_the_training_tier_s_account(graph):
     template = _one(graph, "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate")
     email = template.inputs["serviceAccount"]["email"]
-    assert email == "vision-gke-nodes@team-ml-prod.iam.gserviceaccount.com"
+    assert email == "vision-gke-nodes-4127ef@team-ml-prod.iam.gserviceaccount.com"
     gpu_pools = [
         p for p in graph.of_type("gcp:container/nodePool:NodePool")
         if (p.inputs.get("nodeConfig") or {}).get("guestAccelerators")

@@ -23,7 +23,8 @@ PROJECT = Path(__file__).resolve().parents[1]
 # The module on one pytest-xdist worker: its module-scoped preview of the stack runs once.
 pytestmark = pytest.mark.xdist_group("stacks-gcp")
 REGION = "europe-west4"
-ACCOUNT = "ml-platform-{}@team-ml-prod.iam.gserviceaccount.com"
+# Account ids end in the stack's digest (aistack.contracts.naming).
+ACCOUNT = "ml-platform-{}-d482dc@team-ml-prod.iam.gserviceaccount.com"
 URL_MAP = "gcp:compute/regionUrlMap:RegionUrlMap"
 TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
 AUTOSCALER = "gcp:compute/regionAutoscaler:RegionAutoscaler"
@@ -211,7 +212,7 @@ def test_the_outputs_say_how_to_submit_a_run_reach_the_model_and_watch_it(graph)
     assert "monitoring/dashboards?project=team-ml-prod" in outputs["dashboard"]["console"]
     assert outputs["liveVersion"] == "1.4.0"
     assert outputs["jupyterlab"].startswith("https://")
-    assert outputs["registry"] == f"{REGION}-docker.pkg.dev/team-ml-prod/ml-images"
+    assert outputs["registry"] == f"{REGION}-docker.pkg.dev/team-ml-prod/ml-images-d482dc"
 
 
 def test_bad_config_is_one_error_before_the_first_resource(aistack_stack):
