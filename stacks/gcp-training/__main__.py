@@ -122,7 +122,7 @@ args = parse_all(
             {
                 **here,
                 "billingAccount": config.require("billingAccount"),
-                "monthlyLimit": config.require_int("monthlyLimit"),
+                "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
                 "alertEmails": alert_emails,
                 "killSwitch": True,
             },
