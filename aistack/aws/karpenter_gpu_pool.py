@@ -55,6 +55,7 @@ from aistack.contracts.k8s import (
     labels_for,
     stack_label,
 )
+from aistack.contracts.naming import stack_scoped
 from aistack.errors import ConfigError, Problem, Problems
 
 __all__ = [
@@ -627,14 +628,12 @@ def node_labels(pool: str, capacity: Capacity) -> dict[str, str]:
 
 
 def interruption_queue_name(cluster: str, pool: str) -> str:
-    """The pool's interruption queue: `<cluster>-<pool>-karpenter` (SQS: at most 80
-    characters of letters, digits, '-' and '_'), shortened with a hash when longer."""
-    import hashlib
-
-    full = f"{cluster}-{pool}-karpenter"
-    if len(full) <= 80:
-        return full
-    return f"{full[:71]}-{hashlib.sha256(full.encode()).hexdigest()[:8]}"
+    """The pool's interruption queue: `<cluster>-<pool>-karpenter-<stack digest>` (SQS:
+    at most 80 characters of letters, digits, '-' and '_'; queue names are unique per
+    region, and the account's other stacks pick theirs the same way)."""
+    return stack_scoped(
+        f"{cluster}-{pool}-karpenter", pulumi.get_project(), pulumi.get_stack(), limit=80
+    )
 
 
 def cpu_limit(offers: list[InstanceType], gpus: int) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["DIGEST_LENGTH", "stack_digest", "stack_scoped"]
+__all__ = ["DIGEST_LENGTH", "is_stack_scoped", "stack_digest", "stack_scoped"]
 
 #: Hex digits of the stack digest: 16.7 million values, for a handful of stacks a project.
 DIGEST_LENGTH = 6
@@ -26,13 +26,21 @@ def stack_digest(project: str, stack: str) -> str:
 
 
 def stack_scoped(base: str, project: str, stack: str, *, limit: int, separator: str = "-") -> str:
-    """`base` with the stack's digest appended, within `limit` characters: the base is cut
+    """`base` ending in the stack's digest, within `limit` characters: the base is cut
     (never the digest) and trailing separators dropped, so the result still ends the way
-    the cloud's pattern wants (a letter or digit). A base that must be cut gets a digest of
-    itself too, so two long names of one stack that share their head stay distinct."""
+    the cloud's pattern wants (a letter or digit). A base that must be cut keeps four hex
+    digits of itself before the digest, so two long names of one stack that share their
+    head stay distinct, and every scoped name still ends in the stack's digest."""
     suffix = f"{separator}{stack_digest(project, stack)}"
     if len(base) + len(suffix) > limit:
-        suffix = f"{separator}{stack_digest(project, f'{stack}/{base}')}"
+        suffix = f"{separator}{hashlib.sha256(base.encode()).hexdigest()[:4]}{suffix}"
     head = base[: limit - len(suffix)]
     head = re.sub(f"[{re.escape(separator)}]+$", "", head)
     return f"{head}{suffix}"
+
+
+def is_stack_scoped(name: str, project: str, stack: str) -> bool:
+    """Whether `name` carries the stack's digest as one of its parts (`stack_scoped` ends
+    a name with it; a pool id keeps its own suffix after it)."""
+    digest = stack_digest(project, stack)
+    return re.search(rf"(^|[-_./]){digest}([-_./]|$)", name) is not None

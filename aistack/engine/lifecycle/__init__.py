@@ -69,6 +69,9 @@ class NameRule:
     meets_live: Meets = Meets.CONFLICT
     meets_soft_deleted: Meets = Meets.CONFLICT
     source: str = ""
+    #: Named by what it binds or is (a quota, an IAM member, an API), not by a name the
+    #: program picks: there is no name to scope, only one holder per project.
+    binding: bool = False
     #: The fate of one resource of the kind, where its inputs decide (an API enablement
     #: with `disableOnDestroy: false` stays enabled).
     fate_of: Callable[[Resource], Fate] | None = None

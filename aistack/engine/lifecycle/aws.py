@@ -82,12 +82,14 @@ RULES: tuple[NameRule, ...] = (
         "aws:costexplorer/costAllocationTag:CostAllocationTag",
         lambda r, p, g: CloudName(r.type, (ACCOUNT_ID,), str(r.inputs.get("tagKey"))),
         meets_live=Meets.ADOPT,
+        binding=True,
         source="Billing: activating an active tag is a no-op",
     ),
     NameRule(
         "aws:servicequotas/serviceQuota:ServiceQuota",
         _quota,
         meets_live=Meets.ADOPT,
+        binding=True,
         on_delete=Fate.KEPT,
         source="terraform-provider-aws service_quota.go: create reads the quota in force "
         "and requests only an increase; delete only forgets",

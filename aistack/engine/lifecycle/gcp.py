@@ -106,6 +106,7 @@ RULES: tuple[NameRule, ...] = (
         "gcp:cloudquota/sQuotaPreference:SQuotaPreference",
         _quota,
         on_delete=Fate.KEPT,
+        binding=True,
         source="Cloud Quotas: preferences cannot be deleted, and there is one per quota and "
         "dimensions (resource_cloud_quotas_quota_preference.go: delete only forgets)",
     ),
@@ -164,6 +165,7 @@ RULES: tuple[NameRule, ...] = (
         "gcp:projects/service:Service",
         _binding("service"),
         meets_live=Meets.ADOPT,
+        binding=True,
         fate_of=_service_fate,
         source="Service Usage: enabling an enabled API is a no-op",
     ),
@@ -171,6 +173,7 @@ RULES: tuple[NameRule, ...] = (
         "gcp:projects/iAMMember:IAMMember",
         _binding("role", "member", "condition"),
         meets_live=Meets.ADOPT,
+        binding=True,
         source="IAM: a non-authoritative member is one binding; deleting it removes it for "
         "every declarer",
     ),
@@ -178,6 +181,7 @@ RULES: tuple[NameRule, ...] = (
         "gcp:projects/iAMAuditConfig:IAMAuditConfig",
         _binding("service"),
         meets_live=Meets.ADOPT,
+        binding=True,
         source="IAM: an audit config is authoritative for its service in the project",
     ),
 )

@@ -128,7 +128,7 @@ def test_eks_adds_karpenter_in_kube_system_with_the_pool_s_values(graphs):
     values = karpenter.inputs["values"]
     assert values["settings"] == {
         "clusterName": "ml-prod",
-        "interruptionQueue": "ml-prod-gpu-karpenter",
+        "interruptionQueue": "ml-prod-gpu-karpenter-ff6e01",
     }
     assert values["serviceAccount"] == {"name": "karpenter"}
     # Its CRDs are karpenter-crd's release, installed first, so upgrades upgrade them.
