@@ -29,6 +29,7 @@ def regional_log_bucket(
     contents: str,
     depends_on: Sequence[pulumi.Resource] = (),
     records_of: Governance | None = None,
+    exclusive: bool = False,
 ) -> tuple[gcp.logging.ProjectBucketConfig, gcp.logging.ProjectSink]:
     """`<name>-logs` in `region` kept `retention_days`, and `<name>-log-sink` routing the
     logs `log_filter` matches into it; `what` names the owner and `contents` the logs in the
@@ -43,7 +44,15 @@ def regional_log_bucket(
     GoogleCloudPlatform/cloud-foundation-fabric#1898): a deleted bucket would fail the next
     `up` for a week. Kept, the next `up` adopts it through that same path; its retention
     bounds what it holds. The id ends in the stack's digest (the callers' `scoped_id`), so
-    no other stack adopts it."""
+    no other stack adopts it.
+
+    A sink copies: the `_Default` sink still stores what it matches in the `_Default`
+    bucket, which is global unless the organisation sets a default storage location. With
+    `exclusive` the logs are also excluded from `_Default` (a project exclusion is one "in
+    the _Default sink", Logging API `projects.exclusions.create`; at most 10 per project),
+    so the regional bucket holds the only copy. `_Required` (Admin Activity, System Event)
+    cannot be excluded from (LogExclusion reference: "you cannot modify the _Required sink or
+    exclude logs from it"): it stays where the organisation's storage location puts it."""
     bucket_id = bucket_id[:100]  # Logging's limit on bucket ids
     bucket = gcp.logging.ProjectBucketConfig(
         f"{name}-logs",
@@ -69,4 +78,14 @@ def regional_log_bucket(
         description=f"aistack {what} -> {bucket_id}",
         opts=child_opts(owner, depends_on=[bucket]),
     )
+    if exclusive:
+        gcp.logging.ProjectExclusion(
+            f"{name}-default-exclusion",
+            project=project,
+            name=bucket_id,
+            filter=log_filter,
+            description=f"aistack {what}: kept only in {bucket_id} ({region})"[:1000],
+            # Routed first, then excluded, so no entry is between the two.
+            opts=child_opts(owner, depends_on=[sink]),
+        )
     return bucket, sink

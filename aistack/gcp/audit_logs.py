@@ -163,6 +163,9 @@ class AuditLogs(pulumi.ComponentResource):
             contents="every Cloud Audit Logs entry of the project",
             depends_on=apis,
             records_of=args.governance,
+            # The residency claim (C4): the region's bucket is the only copy `_Default`
+            # would otherwise keep (Data Access and Policy Denied logs, globally).
+            exclusive=True,
         )
         self.register_outputs(
             {

@@ -47,13 +47,21 @@ def graph_from_policy_resources(resources: Iterable[Any]) -> StackGraph:
             )
         )
     stack = next((r for r in records if r.type == "pulumi:pulumi:Stack"), None)
+    # Every URN is `urn:pulumi:<stack>::<project>::<type>::<name>` (Pulumi docs, "Resource
+    # names": URNs); rules that check a name against its stack (AIS-D1-04) need both.
+    stack_name, project = _stack_and_project(records[0].urn if records else "")
     return StackGraph(
-        project="",
-        stack="",
+        project=project,
+        stack=stack_name,
         resources=[r for r in records if r is not stack],
         stack_outputs={},
         root_urn=stack.urn if stack else "",
     )
+
+
+def _stack_and_project(urn: str) -> tuple[str, str]:
+    parts = urn.removeprefix("urn:pulumi:").split("::")
+    return (parts[0], parts[1]) if len(parts) >= 2 else ("", "")
 
 
 def _plain(value: Any) -> Any:  # noqa: ANN401 - a property bag holds any JSON value

@@ -32,6 +32,8 @@ def fixed_names(graph: StackGraph, cloud: str) -> Iterator[FixedName]:
     for name, (resource, rule) in sorted(Account().names(graph).items()):
         if rule.binding or not resource.type.startswith(f"{cloud}:"):
             continue
+        if _auto_named(resource, name):
+            continue
         yield FixedName(resource, name, rule, _own_because(graph, resource, name, rule))
 
 
@@ -50,6 +52,13 @@ def _own_because(
     if rule.meets_live is Meets.ADOPT and rule.fate(resource) is Fate.KEPT:
         return "kept on destroy and adopted by the next `up`"
     return None
+
+
+def _auto_named(resource: Resource, name: CloudName) -> bool:
+    """A name the provider made: Pulumi's auto-name is the logical name, a hyphen and 7
+    random hex digits (Pulumi docs, "Resource names": auto-naming). CrossGuard hands a
+    resource's outputs with its inputs, so an auto-name looks like a fixed one there."""
+    return re.fullmatch(rf"{re.escape(resource.name)}-[0-9a-f]{{7}}", name.name) is not None
 
 
 def _slug(text: str) -> str:

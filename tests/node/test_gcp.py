@@ -351,7 +351,7 @@ def test_the_rendered_startup_script_boots_twice_and_the_second_boot_downloads_n
         "datasetVersion": "v3",
         "checkpointUri": CHECKPOINTS,
         "idleMinutes": 30,
-        "spotPollSeconds": 60,
+        "spotPollSeconds": 2,
     }
     script = render_startup_script(config, install_dir=str(install), env_file=str(env_path))
     (node.root / "startup-script").write_text(script)
@@ -559,7 +559,8 @@ def test_the_training_pools_startup_script_deletes_the_vm_through_its_own_group(
         script_dir=install,
         AISTACK_ENV_FILE=str(node.root / "etc" / "node.env"),
     )
+    group = graph.named("train-mig").inputs["name"]  # ends in the stack's digest
     assert node.calls("gcloud") == [
-        ["compute", "instance-groups", "managed", "delete-instances", "train-mig",
+        ["compute", "instance-groups", "managed", "delete-instances", group,
          f"--instances={GCE_NAME}", "--region=europe-west4", "--quiet"]
     ]  # fmt: skip

@@ -7,7 +7,7 @@ import json
 
 from aistack.engine.context import ACCOUNT_ID
 from aistack.engine.graph import Resource
-from aistack.engine.lifecycle import CloudName, Fate, Meets, NameRule
+from aistack.engine.lifecycle.model import CloudName, Fate, Meets, NameRule
 
 __all__ = ["RULES"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from aistack.engine.graph import Resource
-from aistack.engine.lifecycle import CloudName, Fate, Meets, NameRule
+from aistack.engine.lifecycle.model import CloudName, Fate, Meets, NameRule
 
 __all__ = ["RULES"]
 
@@ -129,6 +129,11 @@ RULES: tuple[NameRule, ...] = (
         "gcp:artifactregistry/repository:Repository",
         _named("repositoryId"),
         source="Artifact Registry: a repository id is unique in its location",
+    ),
+    NameRule(
+        "gcp:logging/projectExclusion:ProjectExclusion",
+        _named("name", located=False),
+        source="Logging: an exclusion id is unique in the project",
     ),
     NameRule(
         "gcp:cloudfunctionsv2/function:Function",

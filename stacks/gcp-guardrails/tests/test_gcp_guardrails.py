@@ -63,7 +63,9 @@ def test_data_stays_in_the_stack_region_and_is_kept_on_destroy(graph):
 
 def test_outputs_say_what_to_do_next(graph):
     outputs = graph.stack_outputs
-    assert outputs["registry"] == "europe-west4-docker.pkg.dev/team-ml-prod/images"
+    assert (
+        outputs["registry"] == "europe-west4-docker.pkg.dev/team-ml-prod/images-e343d5"
+    )  # ends in the stack's digest
     assert outputs["ci_service_account"].endswith("@team-ml-prod.iam.gserviceaccount.com")
     assert outputs["workload_identity_provider"].startswith("projects/")
     assert any("PREEMPTIBLE-NVIDIA-L4" in s for s in outputs["gpu_quota"].values())
