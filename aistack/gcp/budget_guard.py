@@ -28,12 +28,14 @@ import warnings
 
 import pulumi
 import pulumi_gcp as gcp
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from aistack.config import STACK_TAG, AistackModel, Governance, gcp_label
+from aistack.contracts.budget import RENAMED_LIMITS, renamed_fields
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, labels_for, stack_id
+from aistack.gcp._base import child_opts, labels_for, scoped_id, stack_id
+from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.dataset_bucket import DatasetBucket
 from aistack.gcp.functions import BUDGET_GUARD_SOURCE, budget_guard_permissions
 from aistack.gcp.project_services import ProjectServices
@@ -62,8 +64,9 @@ RUN_API = "run.googleapis.com"
 EVENTARC_API = "eventarc.googleapis.com"
 CLOUDBUILD_API = "cloudbuild.googleapis.com"
 ARTIFACTREGISTRY_API = "artifactregistry.googleapis.com"
-#: The budget, its topic and its e-mail channels.
-BUDGET_APIS = (BILLING_BUDGETS_API, PUBSUB_API, MONITORING_API)
+KMS_API = "cloudkms.googleapis.com"
+#: The budget, its topic (CMEK) and its e-mail channels.
+BUDGET_APIS = (BILLING_BUDGETS_API, PUBSUB_API, MONITORING_API, KMS_API)
 #: The daily-alert function: Cloud Functions gen2 builds with Cloud Build into Artifact
 #: Registry and runs on Cloud Run behind an Eventarc trigger (Cloud Functions docs,
 #: "Enable the APIs": cloudfunctions, cloudbuild, artifactregistry, run, eventarc, pubsub).
@@ -86,19 +89,36 @@ MAX_EMAILS = 5
 _BILLING_ACCOUNT = re.compile(r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")
 _EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+=?^_`{|}~/-]+@[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
 _CURRENCY = re.compile(r"[A-Z]{3}")
-#: The budget guard's roles. Cloud Build builds the function (Cloud Functions docs,
-#: "Configure a custom build service account"). The trigger's account needs Cloud Run
-#: Invoker on the function; Eventarc Event Receiver is *not* needed for direct Pub/Sub
-#: events; the Pub/Sub service agent needs Service Account Token Creator if it was enabled
-#: on or before 8 April 2021 (Eventarc docs, "Roles and permissions for Cloud Run
-#: functions targets"). Token Creator is granted on the trigger's account alone, the
-#: only account whose tokens the agent mints here, not on the project.
-BUILDER_ROLE = "roles/cloudbuild.builds.builder"
+#: The build account's roles: the minimal set Cloud Functions documents for a custom build
+#: service account (cloud.google.com/functions/docs/securing/build-custom-sa, "Grant
+#: permissions"): Logs Writer for the build's logs, Artifact Registry Writer on the
+#: repository the image goes to, Storage Object Viewer on the source bucket. Not Cloud
+#: Build Builder (roles/cloudbuild.builds.builder, project-wide builds and bucket writes),
+#: which the same page offers only for the default Compute Engine account.
+BUILD_LOG_ROLE = "roles/logging.logWriter"
+BUILD_IMAGE_ROLE = "roles/artifactregistry.writer"
+BUILD_SOURCE_ROLE = "roles/storage.objectViewer"
+#: Eventarc's service agent needs this role on the project to validate and run a trigger.
+#: Granted explicitly: on a fresh project the automatic grant lags the API's enabling, and
+#: the function's create fails with "Permission denied while using the Eventarc Service
+#: Agent" (hashicorp/terraform-provider-google#25294; terraform-google-modules/
+#: terraform-docs-samples#486; the fix in GoogleCloudPlatform/terraform-ml-image-
+#: annotation-gcf PR #21: the Eventarc identity and this role).
+EVENTARC_AGENT_ROLE = "roles/eventarc.serviceAgent"
+#: The trigger's account needs Cloud Run Invoker on the function; Eventarc Event Receiver
+#: is *not* needed for direct Pub/Sub events; the Pub/Sub service agent needs Service
+#: Account Token Creator if it was enabled on or before 8 April 2021 (Eventarc docs,
+#: "Roles and permissions for Cloud Run functions targets"). Token Creator is granted on
+#: the trigger's account alone, the only account whose tokens the agent mints here.
 INVOKER_ROLE = "roles/run.invoker"
 TOKEN_CREATOR_ROLE = "roles/iam.serviceAccountTokenCreator"
 #: Cloud Run service names are at most 49 characters, and a gen2 function's service is
 #: named after it (Cloud Run docs, "Services": naming).
 _FUNCTION_NAME_LIMIT = 49
+#: The function's images: the newest few kept (a rollback target), the rest deleted after a
+#: month (Artifact Registry cleanup policies; keep policies win over delete policies).
+_KEEP_IMAGES = 3
+_IMAGE_EXPIRY_SECONDS = 30 * 86400
 _STATE_PREFIX = "state/"
 _NONCURRENT_DAYS = 30
 _ABORT_UPLOAD_DAYS = 7
@@ -122,16 +142,18 @@ class BudgetGuardArgs(AistackModel):
         "XXXXXX' (Billing > Account management). Required: budgets live on the billing "
         "account, and the caller needs roles/billing.costsManager there."
     )
-    monthly_limit_usd: float = Field(
+    monthly_limit: float = Field(
         gt=0,
-        description="Monthly budget for the stack, in `currency_code` (named as on AWS). "
-        "Required: a budget is the first cost control (C3).",
+        description="Monthly budget for the stack, in `currency_code` (the billing "
+        "account's currency, e.g. EUR). Required: a budget is the first cost control (C3). "
+        "Was monthlyLimitUsd (still accepted, deprecated).",
     )
-    daily_limit_usd: float | None = Field(
+    daily_limit: float | None = Field(
         None,
         gt=0,
-        description="Daily limit. Default: the monthly limit / 30, rounded up to a whole "
-        "unit (capped at the monthly limit), so a day at the monthly pace is just inside.",
+        description="Daily limit, in `currency_code`. Default: the monthly limit / 30, "
+        "rounded up to a whole unit (capped at the monthly limit), so a day at the monthly "
+        "pace is just inside. Was dailyLimitUsd (still accepted, deprecated).",
     )
     currency_code: str = Field(
         "USD",
@@ -182,13 +204,24 @@ class BudgetGuardArgs(AistackModel):
         "account. Stops every paid service in the project, can delete resources and lose "
         "data; needs kill_switch. Never the default.",
     )
-    topic_kms_key_name: str | None = Field(
+    kms_key_name: str | None = Field(
         None,
         pattern=r"^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+$",
-        description="Encrypt the budget topic with this Cloud KMS key. Optional: the "
-        "messages hold cost totals, not data, and Google encrypts them at rest anyway; the "
-        "Pub/Sub service agent needs Encrypter/Decrypter on the key.",
+        description="Cloud KMS key (in `region`) for the budget topic and the function's "
+        "image repository. Default: a key of the guard's own, as every aistack component "
+        "that stores anything has (CMEK). The guard grants the Pub/Sub and Artifact "
+        "Registry service agents Encrypter/Decrypter on it. Was topicKmsKeyName (still "
+        "accepted, deprecated).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: object) -> object:
+        return renamed_fields(
+            data,
+            {**RENAMED_LIMITS, "topic_kms_key_name": "kms_key_name"},
+            component="gcp.BudgetGuard",
+        )
 
     @field_validator("billing_account")
     @classmethod
@@ -239,10 +272,11 @@ class BudgetGuardArgs(AistackModel):
             )
         return tuple(sorted(thresholds))
 
-    def daily_limit(self) -> float:
-        if self.daily_limit_usd is not None:
-            return self.daily_limit_usd
-        return min(float(math.ceil(self.monthly_limit_usd / 30)), self.monthly_limit_usd)
+    def effective_daily_limit(self) -> float:
+        """`daily_limit`, or its default: the monthly limit / 30 rounded up."""
+        if self.daily_limit is not None:
+            return self.daily_limit
+        return min(float(math.ceil(self.monthly_limit / 30)), self.monthly_limit)
 
 
 class BudgetGuard(pulumi.ComponentResource):
@@ -258,6 +292,7 @@ class BudgetGuard(pulumi.ComponentResource):
     function_name: str
     function_service_account_email: pulumi.Output[str]
     state_bucket_name: pulumi.Output[str]
+    kms_key_name: pulumi.Output[str]
     notification_channel_ids: list[pulumi.Output[str]]
 
     def __init__(
@@ -284,7 +319,7 @@ class BudgetGuard(pulumi.ComponentResource):
         super().__init__(
             "aistack:index:GcpBudgetGuard",
             name,
-            {"region": args.region, "monthlyLimitUsd": args.monthly_limit_usd},
+            {"region": args.region, "monthlyLimit": args.monthly_limit},
             opts,
         )
         self.args = args
@@ -299,17 +334,23 @@ class BudgetGuard(pulumi.ComponentResource):
         def on(*apis: str, depends_on: list[pulumi.Resource] | None = None):
             return child_opts(self, depends_on=[*services.enabling(*apis), *(depends_on or [])])
 
+        self._on = on
+        self.function_name = _function_name(name)
+        self._encryption(name, labels)
+
         # ---- budget, topic, channels ---------------------------------------------------
         self.topic = gcp.pubsub.Topic(
             f"{name}-budget-updates",
             project=project,
             labels=labels,
-            kms_key_name=args.topic_kms_key_name,
+            # CMEK, as the stack's buckets and registries (checkov CKV_GCP_83): the Pub/Sub
+            # agent must hold the key before the topic names it.
+            kms_key_name=self.kms_key_name,
             # Messages are kept where the function runs (C4).
             message_storage_policy=gcp.pubsub.TopicMessageStoragePolicyArgs(
                 allowed_persistence_regions=[args.region]
             ),
-            opts=on(PUBSUB_API),
+            opts=on(PUBSUB_API, depends_on=[self.topic_key_grant]),
         )
         self.topic_id = self.topic.id
         self.channels = [
@@ -337,7 +378,7 @@ class BudgetGuard(pulumi.ComponentResource):
                 spend_basis="FORECASTED_SPEND",
             )
         )
-        units, nanos = _money(args.monthly_limit_usd)
+        units, nanos = _money(args.monthly_limit)
         self.budget = gcp.billing.Budget(
             f"{name}-budget",
             billing_account=args.billing_account,
@@ -373,7 +414,7 @@ class BudgetGuard(pulumi.ComponentResource):
             return gcp.serviceaccount.Account(
                 f"{name}-{role}-sa",
                 project=project,
-                account_id=_account_id(self.stack, name, role),
+                account_id=_account_id(name, role),
                 display_name=f"aistack budget guard {self.stack}: {title}"[:100],
                 opts=on(IAM_API),
             )
@@ -382,13 +423,15 @@ class BudgetGuard(pulumi.ComponentResource):
         self.trigger_account = account("ev", "Eventarc trigger")
         self.build_account = account("build", "function build")
         self.function_service_account_email = self.function_account.email
-        self.build_grant = gcp.projects.IAMMember(
-            f"{name}-build-builder",
+        self.build_logs = gcp.projects.IAMMember(
+            f"{name}-build-logs",
             project=project,
-            role=BUILDER_ROLE,
+            role=BUILD_LOG_ROLE,
             member=self.build_account.member,
             opts=on(IAM_API),
         )
+        self._build_repository(name, labels)
+        self._eventarc_agent(name)
         permissions = budget_guard_permissions()
         self.state_role = self._custom_role(
             name, "state", permissions["state"], "read and write its daily state"
@@ -469,7 +512,7 @@ class BudgetGuard(pulumi.ComponentResource):
         self.build_reads_source = gcp.storage.BucketIAMMember(
             f"{name}-build-source",
             bucket=self.bucket.name,
-            role="roles/storage.objectViewer",
+            role=BUILD_SOURCE_ROLE,
             member=self.build_account.member,
             opts=on(STORAGE_API),
         )
@@ -485,7 +528,6 @@ class BudgetGuard(pulumi.ComponentResource):
         )
 
         # ---- the function --------------------------------------------------------------
-        self.function_name = _function_name(self.stack, name)
         self.function = gcp.cloudfunctionsv2.Function(
             f"{name}-function",
             name=self.function_name,
@@ -498,6 +540,10 @@ class BudgetGuard(pulumi.ComponentResource):
                 runtime="python312",
                 entry_point="handle_budget_update",
                 service_account=self.build_account.name,
+                # The guard's own repository, which exists before the build and holds the
+                # build account's only Artifact Registry grant. The default, gcf-artifacts,
+                # is created by the first deploy, so nothing can be granted on it first.
+                docker_repository=self.build_repository.id,
                 source=gcp.cloudfunctionsv2.FunctionBuildConfigSourceArgs(
                     storage_source=gcp.cloudfunctionsv2.FunctionBuildConfigSourceStorageSourceArgs(
                         bucket=self.bucket.name, object=self.source.name
@@ -534,10 +580,13 @@ class BudgetGuard(pulumi.ComponentResource):
             opts=on(
                 *FUNCTION_APIS,
                 PUBSUB_API,
-                # The roles must exist before the first event uses them.
+                # The roles must exist before the build and the first event use them; the
+                # Eventarc agent's role before the trigger is validated.
                 depends_on=[
-                    self.build_grant,
+                    self.build_logs,
+                    self.build_writes_images,
                     self.build_reads_source,
+                    self.eventarc_agent_grant,
                     self.state_grant,
                     *([self.kill_switch_grant] if self.kill_switch_grant else []),
                 ],
@@ -556,9 +605,7 @@ class BudgetGuard(pulumi.ComponentResource):
             f"{name}-pubsub-token-creator",
             service_account_id=self.trigger_account.name,
             role=TOKEN_CREATOR_ROLE,
-            member=pulumi.Output.concat(
-                "serviceAccount:service-", number, "@gcp-sa-pubsub.iam.gserviceaccount.com"
-            ),
+            member=self.pubsub_agent.member,
             opts=on(IAM_API),
         )
 
@@ -568,18 +615,37 @@ class BudgetGuard(pulumi.ComponentResource):
             "daily-alert",
             f"aistack {self.stack}: daily spend limit reached",
             'jsonPayload.aistack_event="daily_limit_exceeded"',
-            f"The stack's spend today reached the daily limit of {args.daily_limit():g} "
+            f"The stack's spend today reached the daily limit of {args.effective_daily_limit():g} "
             f"{args.currency_code}. See the function {self.function_name}'s log.",
         )
         self.errors_alert = self._log_alert(
             name,
             "guard-errors",
-            f"aistack {self.stack}: budget guard acted or failed",
-            'severity>=ERROR AND NOT jsonPayload.aistack_event="daily_limit_exceeded"',
-            "The budget guard's kill switch acted, or one of its calls failed: training may "
-            "still run past the budget. Read the function's log; previous sizes are in "
+            f"aistack {self.stack}: budget guard failed",
+            "severity>=ERROR AND NOT jsonPayload.aistack_event="
+            '("daily_limit_exceeded" OR "kill_switch_acted")',
+            "One of the budget guard's calls failed: training may still run past the "
+            "budget. Read the function's log; previous sizes are in "
             f"gs://<state bucket>/{_STATE_PREFIX}previous-sizes.json.",
         )
+        self.kill_switch_alert: gcp.monitoring.AlertPolicy | None = None
+        if args.kill_switch:
+            # The e-mail says what was stopped: the function logs it as `stopped`, and a
+            # label extractor hands it to the documentation (Cloud Monitoring LogMatch
+            # `label_extractors`: "Label keys and corresponding values can be used in
+            # notifications"; docs "Annotate notifications with user-defined
+            # documentation": ${log.extracted_label.KEY}).
+            self.kill_switch_alert = self._log_alert(
+                name,
+                "kill-switch",
+                f"aistack {self.stack}: budget kill switch stopped training",
+                'jsonPayload.aistack_event="kill_switch_acted"',
+                "The monthly budget is spent: the kill switch scaled to zero: "
+                "${log.extracted_label.stopped}. Previous sizes are in "
+                f"gs://<state bucket>/{_STATE_PREFIX}previous-sizes.json; restore them by "
+                "hand once the budget allows.",
+                label_extractors={"stopped": "EXTRACT(jsonPayload.stopped)"},
+            )
 
         self.register_outputs(
             {
@@ -588,7 +654,121 @@ class BudgetGuard(pulumi.ComponentResource):
                 "function_name": self.function_name,
                 "function_service_account_email": self.function_service_account_email,
                 "state_bucket_name": self.state_bucket_name,
+                "kms_key_name": self.kms_key_name,
             }
+        )
+
+    def _encryption(self, name: str, labels: dict[str, str]) -> None:
+        """The key the topic and the image repository are encrypted with, and its grants
+        to the two service agents that encrypt on their behalf. ServiceIdentity makes each
+        agent exist before the grant names it (a grant to a missing agent fails)."""
+        on = self._on
+        self.key_ring, self.crypto_key, self.kms_key_name = stack_key(
+            name,
+            self.args.kms_key_name,
+            project=self.project,
+            location=self.region,
+            labels=labels,
+            # Nothing here outlives the stack: budget messages and build images.
+            deletion_policy="DELETE",
+            opts=lambda: on(KMS_API),
+        )
+        self.pubsub_agent = gcp.projects.ServiceIdentity(
+            f"{name}-pubsub-agent", project=self.project, service=PUBSUB_API, opts=on(PUBSUB_API)
+        )
+        self.registry_agent = gcp.projects.ServiceIdentity(
+            f"{name}-registry-agent",
+            project=self.project,
+            service=ARTIFACTREGISTRY_API,
+            opts=on(ARTIFACTREGISTRY_API),
+        )
+        # Pub/Sub docs, "Configure message encryption": the Pub/Sub service agent needs
+        # Encrypter/Decrypter on the key; Artifact Registry docs, "Enabling customer-managed
+        # encryption keys": likewise its agent, before the repository names the key.
+        self.topic_key_grant = gcp.kms.CryptoKeyIAMMember(
+            f"{name}-key-pubsub",
+            crypto_key_id=self.kms_key_name,
+            role=KMS_ENCRYPTER,
+            member=self.pubsub_agent.member,
+            opts=on(KMS_API),
+        )
+        self.registry_key_grant = gcp.kms.CryptoKeyIAMMember(
+            f"{name}-key-registry",
+            crypto_key_id=self.kms_key_name,
+            role=KMS_ENCRYPTER,
+            member=self.registry_agent.member,
+            opts=on(KMS_API),
+        )
+
+    def _build_repository(self, name: str, labels: dict[str, str]) -> None:
+        """The function's image repository and the build account's write grant on it, on
+        this repository only. Cloud Functions' default repository, `gcf-artifacts`, is
+        created by the first deploy, so a repository-level grant on it fails on a fresh
+        project, and a project-level Artifact Registry Writer would reach every repository:
+        the Cloud Functions docs offer the function's `dockerRepository` for this ("you can
+        also provide your own repository", build-custom-sa page)."""
+        on = self._on
+        self.build_repository = gcp.artifactregistry.Repository(
+            f"{name}-builds",
+            project=self.project,
+            location=self.region,
+            repository_id=_repository_id(name),
+            format="DOCKER",
+            description=f"Images of the aistack budget guard function {self.function_name}",
+            kms_key_name=self.kms_key_name,
+            cleanup_policy_dry_run=False,
+            cleanup_policies=[
+                gcp.artifactregistry.RepositoryCleanupPolicyArgs(
+                    id="keep-newest",
+                    action="KEEP",
+                    most_recent_versions=gcp.artifactregistry.RepositoryCleanupPolicyMostRecentVersionsArgs(
+                        keep_count=_KEEP_IMAGES
+                    ),
+                ),
+                gcp.artifactregistry.RepositoryCleanupPolicyArgs(
+                    id="delete-old",
+                    action="DELETE",
+                    condition=gcp.artifactregistry.RepositoryCleanupPolicyConditionArgs(
+                        older_than=f"{_IMAGE_EXPIRY_SECONDS}s"
+                    ),
+                ),
+            ],
+            labels=labels,
+            opts=on(ARTIFACTREGISTRY_API, depends_on=[self.registry_key_grant]),
+        )
+        self.build_writes_images = gcp.artifactregistry.RepositoryIamMember(
+            f"{name}-build-images",
+            project=self.project,
+            location=self.region,
+            repository=self.build_repository.name,
+            role=BUILD_IMAGE_ROLE,
+            member=self.build_account.member,
+            opts=on(ARTIFACTREGISTRY_API),
+        )
+
+    def _eventarc_agent(self, name: str) -> None:
+        """The Eventarc service agent, made to exist and granted its role explicitly, so
+        the trigger does not wait on the automatic grant (see EVENTARC_AGENT_ROLE). IAM
+        still propagates in the background: a fresh project's first `up` may need one
+        rerun (docs/components/gcp/budget-guard.md, "First deployment")."""
+        on = self._on
+        self.eventarc_agent = gcp.projects.ServiceIdentity(
+            f"{name}-eventarc-agent",
+            project=self.project,
+            service=EVENTARC_API,
+            opts=on(EVENTARC_API),
+        )
+        self.eventarc_agent_grant = gcp.projects.IAMMember(
+            f"{name}-eventarc-agent-role",
+            project=self.project,
+            role=EVENTARC_AGENT_ROLE,
+            member=self.eventarc_agent.member,
+            # The project's one Eventarc agent and the role Google grants it anyway: every
+            # stack of the project declares the same binding, so none may remove it on
+            # destroy, or the others' triggers lose their agent (aistack.engine.lifecycle).
+            opts=pulumi.ResourceOptions.merge(
+                on(IAM_API), pulumi.ResourceOptions(retain_on_delete=True)
+            ),
         )
 
     def _environment(self, budget_name: str, bucket: str) -> dict[str, str]:
@@ -604,7 +784,7 @@ class BudgetGuard(pulumi.ComponentResource):
             "AISTACK_BUDGET_ID": budget_name.rsplit("/", 1)[-1],
             "AISTACK_STATE_BUCKET": bucket,
             "AISTACK_STATE_PREFIX": _STATE_PREFIX,
-            "AISTACK_DAILY_LIMIT": f"{args.daily_limit():g}",
+            "AISTACK_DAILY_LIMIT": f"{args.effective_daily_limit():g}",
             "AISTACK_KILL_SWITCH": flag(args.kill_switch),
             "AISTACK_DRY_RUN": flag(args.kill_switch_dry_run),
             "AISTACK_ALLOW_DISABLE_BILLING": flag(args.allow_disable_billing),
@@ -626,7 +806,14 @@ class BudgetGuard(pulumi.ComponentResource):
         )
 
     def _log_alert(
-        self, name: str, role: str, title: str, match: str, text: str
+        self,
+        name: str,
+        role: str,
+        title: str,
+        match: str,
+        text: str,
+        *,
+        label_extractors: dict[str, str] | None = None,
     ) -> gcp.monitoring.AlertPolicy:
         # Gen2 functions run as the Cloud Run service of the same name; its JSON stdout
         # lines are log entries of resource type cloud_run_revision.
@@ -644,7 +831,7 @@ class BudgetGuard(pulumi.ComponentResource):
                 gcp.monitoring.AlertPolicyConditionArgs(
                     display_name=title[:100],
                     condition_matched_log=gcp.monitoring.AlertPolicyConditionConditionMatchedLogArgs(
-                        filter=log_filter
+                        filter=log_filter, label_extractors=label_extractors
                     ),
                 )
             ],
@@ -689,12 +876,12 @@ def _validate(
     if found:
         problems.items.append(found)
     problems.items.extend(services.missing(*BUDGET_APIS, *FUNCTION_APIS, where=name))
-    if args.daily_limit() > args.monthly_limit_usd:
+    if args.effective_daily_limit() > args.monthly_limit:
         problems.add(
-            field("daily_limit_usd"),
-            f"the daily limit ({args.daily_limit():g}) is above the monthly limit "
-            f"({args.monthly_limit_usd:g}), so the daily alert could never come first.",
-            "lower dailyLimitUsd (or leave it unset for monthly / 30).",
+            field("daily_limit"),
+            f"the daily limit ({args.effective_daily_limit():g}) is above the monthly limit "
+            f"({args.monthly_limit:g}), so the daily alert could never come first.",
+            "lower dailyLimit (or leave it unset for monthly / 30).",
         )
     if args.kill_switch and 1.0 not in args.monthly_actual_thresholds:
         problems.add(
@@ -724,38 +911,37 @@ def _money(amount: float) -> tuple[str, int]:
     return str(units), round((amount - units) * 1e9)
 
 
-def _digest(*parts: str, length: int = 6) -> str:
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:length]
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def _account_id(stack: str, name: str, role: str) -> str:
-    """A service account id: 6-30 of [a-z0-9-], starting with a letter; unique to the
-    stack and component, as two stacks may share a project."""
-    suffix = f"-{role}-{_digest(stack, name)}"
-    base = _slug(f"bg-{name}")[: 30 - len(suffix)].rstrip("-")
-    return f"{base}{suffix}"
+# Fixed ids end in the stack's digest (aistack.contracts.naming, rule AIS-D1-04): two
+# stacks of one project, or this program's dev beside its staging, never pick the same one.
+
+
+def _account_id(name: str, role: str) -> str:
+    """A service account id: 6-30 of [a-z0-9-], starting with a letter."""
+    return scoped_id(_slug(f"bg-{name}-{role}"), limit=30)
 
 
 def _role_id(stack: str, name: str, role: str) -> str:
     """A custom role id: 3-64 of [a-zA-Z0-9_.]. Deleted roles keep their id for weeks,
     and the provider undeletes a role created again under it."""
     text = re.sub(r"[^a-zA-Z0-9]+", "_", f"aistack_{stack}_{name}_{role}").strip("_")
-    if len(text) <= 64:
-        return text
-    return f"{text[:57]}_{_digest(text)}"
+    return scoped_id(text, limit=64, separator="_")
 
 
-def _function_name(stack: str, name: str) -> str:
-    text = _slug(f"{stack}-{name}-guard")
+def _function_name(name: str) -> str:
+    """The function's (and its Cloud Run service's) name, starting with a letter."""
+    text = _slug(f"{name}-guard")
     if not text[:1].isalpha():
         text = f"bg-{text}"
-    if len(text) <= _FUNCTION_NAME_LIMIT:
-        return text
-    return f"{text[: _FUNCTION_NAME_LIMIT - 7].rstrip('-')}-{_digest(text)}"
+    return scoped_id(text, limit=_FUNCTION_NAME_LIMIT)
+
+
+def _repository_id(name: str) -> str:
+    """The image repository's id: 63 of [a-z0-9-], starting with a letter."""
+    return scoped_id(_slug(f"bg-{name}-builds"), limit=63)
 
 
 def _source_archive() -> tuple[pulumi.Archive, str]:

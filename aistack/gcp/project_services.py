@@ -54,12 +54,14 @@ COMPONENT_SERVICES: dict[str, tuple[str, ...]] = {
         "cloudkms.googleapis.com",
         "containerscanning.googleapis.com",
     ),
-    # The budget, its topic and channels; the daily-alert function (gen2 builds with Cloud
-    # Build into Artifact Registry, runs on Cloud Run behind Eventarc, logs for alerts).
+    # The budget, its topic (CMEK: Cloud KMS) and channels; the daily-alert function (gen2
+    # builds with Cloud Build into Artifact Registry, runs on Cloud Run behind Eventarc,
+    # logs for alerts).
     "BudgetGuard": (
         "billingbudgets.googleapis.com",
         "pubsub.googleapis.com",
         "monitoring.googleapis.com",
+        "cloudkms.googleapis.com",
         "cloudfunctions.googleapis.com",
         "run.googleapis.com",
         "eventarc.googleapis.com",

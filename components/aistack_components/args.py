@@ -285,11 +285,14 @@ class AwsBudgetGuardArgs(TypedDict):
     governance.allowed_regions (C4). Budgets and anomaly detection are global and take no
     region. Explicit: never the provider's default.
     """
-    monthly_limit_usd: float
-    """Monthly budget for the stack in USD. Required: a budget is the first cost control (C3)."""
-    daily_limit_usd: NotRequired[float]
+    monthly_limit: float
+    """Monthly budget for the stack in USD (the budgets' unit). Required: a budget is the first
+    cost control (C3). Was monthlyLimitUsd (still accepted, deprecated).
+    """
+    daily_limit: NotRequired[float]
     """Daily budget in USD. Default: the monthly limit / 30, rounded up to a whole dollar, so a
-    day at the monthly pace is just inside it.
+    day at the monthly pace is just inside it. Was dailyLimitUsd (still accepted,
+    deprecated).
     """
     alert_emails: list[str]
     """Who is told (1-10 addresses; AWS Budgets sends to at most 10 per alert). Budgets mail
@@ -431,8 +434,9 @@ class AwsContainerRegistryArgs(TypedDict):
     governance: Governance
     """Who owns the stack, where its data may live and who sees it (C4, G6)."""
     namespace: NotRequired[str]
-    """Prefix of every repository name, e.g. 'ml-platform/'; default none. Set it when several
-    stacks share an account, since ECR names are unique per region. Default: "".
+    """Prefix of every repository name, e.g. 'ml-platform/'. Default: '<project>/<stack>/',
+    since ECR names are unique per region and the account's other stacks (this program's
+    `staging` beside `dev` too) pick theirs; '' for none.
     """
     keep_release_images: NotRequired[int]
     """Newest images kept per release tag prefix (default 20): enough to roll back months of
@@ -870,6 +874,14 @@ class GatewayConfig(TypedDict):
     """host:port of the model server (vLLM, Triton) this gateway fronts. Default:
     "127.0.0.1:8000".
     """
+    tls_certificate: NotRequired[str]
+    """PEM certificate file: the gateway then listens with TLS (1.2 and 1.3) on listen_port.
+    Set with tls_certificate_key. A load balancer in front that does not validate target
+    certificates (AWS ALB) takes a self-signed one made on the node at boot. None: plain
+    HTTP.
+    """
+    tls_certificate_key: NotRequired[str]
+    """PEM private key file of tls_certificate; set with it."""
     rate_limit_per_second: NotRequired[int]
     """Sustained requests per second allowed per client (S3). The client is the value of
     `client_key_header` when the request carries it, else its address. Requests over the
@@ -1510,7 +1522,8 @@ class GcpContainerRegistryArgs(TypedDict):
     """Who owns the stack, where its data may live and who sees it (C4, G6)."""
     repository_id: NotRequired[str]
     """The repository id (lowercase letters, digits, hyphens; 63 characters at most); default:
-    the component's name. Unique per project and region.
+    the component's name and the stack's digest, as ids are unique per project and region
+    and the project's other stacks pick theirs.
     """
     description: NotRequired[str]
     """Shown in the console. Default: "aistack container images"."""
@@ -1569,13 +1582,15 @@ class GcpBudgetGuardArgs(TypedDict):
     Account management). Required: budgets live on the billing account, and the caller needs
     roles/billing.costsManager there.
     """
-    monthly_limit_usd: float
-    """Monthly budget for the stack, in `currency_code` (named as on AWS). Required: a budget
-    is the first cost control (C3).
+    monthly_limit: float
+    """Monthly budget for the stack, in `currency_code` (the billing account's currency, e.g.
+    EUR). Required: a budget is the first cost control (C3). Was monthlyLimitUsd (still
+    accepted, deprecated).
     """
-    daily_limit_usd: NotRequired[float]
-    """Daily limit. Default: the monthly limit / 30, rounded up to a whole unit (capped at the
-    monthly limit), so a day at the monthly pace is just inside.
+    daily_limit: NotRequired[float]
+    """Daily limit, in `currency_code`. Default: the monthly limit / 30, rounded up to a whole
+    unit (capped at the monthly limit), so a day at the monthly pace is just inside. Was
+    dailyLimitUsd (still accepted, deprecated).
     """
     currency_code: NotRequired[str]
     """The billing account's currency: the Budget API refuses a budget in another one. The
@@ -1614,10 +1629,11 @@ class GcpBudgetGuardArgs(TypedDict):
     paid service in the project, can delete resources and lose data; needs kill_switch.
     Never the default. Default: false.
     """
-    topic_kms_key_name: NotRequired[str]
-    """Encrypt the budget topic with this Cloud KMS key. Optional: the messages hold cost
-    totals, not data, and Google encrypts them at rest anyway; the Pub/Sub service agent
-    needs Encrypter/Decrypter on the key.
+    kms_key_name: NotRequired[str]
+    """Cloud KMS key (in `region`) for the budget topic and the function's image repository.
+    Default: a key of the guard's own, as every aistack component that stores anything has
+    (CMEK). The guard grants the Pub/Sub and Artifact Registry service agents
+    Encrypter/Decrypter on it. Was topicKmsKeyName (still accepted, deprecated).
     """
     project: str
     """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
@@ -1761,7 +1777,9 @@ class GcpNetworkArgs(TypedDict):
     inference_machine_types: NotRequired[list[str]]
     """GPU machine types that serve; as for training. Empty: no inference tier. Default: []."""
     notebook: NotRequired[bool]
-    """Add a notebook tier (own subnet). Off. Default: false."""
+    """Add a notebook tier (own subnet) and private zones for the domains Workbench uses. Off.
+    Default: false.
+    """
     notebook_machine_types: NotRequired[list[str]]
     """GPU machine types notebooks use, to plan notebook zones; empty: every zone of the region
     the catalog knows. Only with notebook: true. Default: [].
@@ -1824,8 +1842,10 @@ class GcpNetworkArgs(TypedDict):
     OS Login and the serial console remain. Default: false.
     """
     extra_private_dns_domains: NotRequired[list[str]]
-    """More Google domains to answer with the private.googleapis.com addresses (e.g.
-    'notebooks.cloud.google.com'), each a private zone. Default: [].
+    """More Google domains to answer with the private.googleapis.com addresses, each a private
+    zone. Always answered: googleapis.com, pkg.dev, gcr.io, and with notebook: true
+    Workbench's domains (notebooks.cloud.google.com, notebooks.googleusercontent.com,
+    kernels.googleusercontent.com, notebooks.byoid.googleusercontent.com). Default: [].
     """
     project: str
     """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
@@ -1877,8 +1897,9 @@ class GcpGkeClusterArgs(TypedDict):
     governance: Governance
     """Who owns the stack, where its data may live and who sees it (C4, G6)."""
     cluster_name: NotRequired[str]
-    """The cluster's GKE name (at most 40 characters); default: the logical name. Fixed: GKE
-    cannot rename a cluster.
+    """The cluster's GKE name (at most 40 characters); default: the logical name and the
+    stack's digest (a cluster name is unique in its location, and the project's other stacks
+    pick theirs). Fixed: GKE cannot rename a cluster.
     """
     network: Any
     """The VPC's self-link or id, e.g. gcp.Network's `network_self_link`. Required."""
@@ -2102,7 +2123,8 @@ class GcpNotebookArgs(TypedDict):
     """
     instance_name: NotRequired[str]
     """The instance id (and VM name): 1-63 lowercase letters, digits and hyphens, starting with
-    a letter; default: the component name.
+    a letter; default: the component name and the stack's digest, as instance ids are unique
+    in their zone and the project's other stacks pick theirs.
     """
     allow_destroy_with_data: NotRequired[bool]
     """Let `pulumi destroy` delete the instance, its disks and its key. Off: retained, with

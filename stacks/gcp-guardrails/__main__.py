@@ -79,7 +79,7 @@ args = parse_all(
                 "governance": governance,
                 "region": region,
                 "billingAccount": config.require("billingAccount"),
-                "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
+                "monthlyLimit": config.require_int("monthlyLimit"),
                 "alertEmails": alert_emails,
                 # At 100 % of the month's budget the function scales this stack's labelled
                 # training node pools and instance groups to zero, remembering their sizes.

@@ -240,7 +240,7 @@ try:
                 {
                     "governance": governance,
                     "region": region,
-                    "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
+                    "monthlyLimit": config.require_int("monthlyLimit"),
                     "alertEmails": alert_emails,
                 },
             ),

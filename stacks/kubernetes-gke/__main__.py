@@ -302,7 +302,7 @@ try:
                     "governance": governance,
                     "region": region,
                     "billingAccount": config.require("billingAccount"),
-                    "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
+                    "monthlyLimit": config.require_int("monthlyLimit"),
                     "alertEmails": alert_emails,
                     "killSwitch": True,
                 },

@@ -30,7 +30,7 @@ def _args(governance, **overrides):
     return {
         "governance": governance,
         "region": "us-east-1",
-        "monthlyLimitUsd": 1000,
+        "monthlyLimit": 1000,
         "alertEmails": ["ml-team@example.com", "finance@example.com"],
         **overrides,
     }
@@ -111,7 +111,7 @@ def test_daily_budget_defaults_to_a_thirtieth_rounded_up_and_alerts_at_100(
     assert daily.inputs["timeUnit"] == "DAILY"
     assert daily.inputs["limitAmount"] == "34"  # 1000 / 30 = 33.33, rounded up
     assert set(_notifications(daily)) == {("ACTUAL", 100)}
-    explicit = _guard(run, governance, dailyLimitUsd=50.5, dailyActualThreshold=90)
+    explicit = _guard(run, governance, dailyLimit=50.5, dailyActualThreshold=90)
     assert explicit.named("guard-daily").inputs["limitAmount"] == "50.5"
     assert set(_notifications(explicit.named("guard-daily"))) == {("ACTUAL", 90)}
 
@@ -531,8 +531,8 @@ def _refused(run, governance, **overrides) -> ConfigError:
 
 @pytest.mark.parametrize("limit", [0, -10])
 def test_a_budget_of_zero_or_less_is_refused(run, governance, limit):
-    error = _refused(run, governance, monthlyLimitUsd=limit)
-    assert error.fields == ["guard.monthlyLimitUsd"]
+    error = _refused(run, governance, monthlyLimit=limit)
+    assert error.fields == ["guard.monthlyLimit"]
 
 
 def test_a_bad_email_address_is_refused_naming_it(run, governance):
@@ -563,13 +563,13 @@ def test_inconsistent_settings_are_all_reported_at_once(run, governance):
         run,
         governance,
         region="eu-west-1",
-        dailyLimitUsd=2000,
+        dailyLimit=2000,
         monthlyActualThresholds=[50, 80],
         killSwitch=True,
     )
     assert set(error.fields) == {
         "guard.region",
-        "guard.dailyLimitUsd",
+        "guard.dailyLimit",
         "guard.monthlyActualThresholds",
     }
     dry = _refused(run, governance, killSwitchDryRun=True)
@@ -579,11 +579,26 @@ def test_inconsistent_settings_are_all_reported_at_once(run, governance):
 def test_unknown_keys_and_bad_retention_are_refused(governance):
     with pytest.raises(ConfigError) as caught:
         aistack_aws.BudgetGuardArgs.parse(
-            _args(governance, killSwitchLogRetentionDays=42, monthlyLimit=5), where="guard"
+            _args(governance, killSwitchLogRetentionDays=42, monthlyLimitEur=5), where="guard"
         )
-    assert {"guard.killSwitchLogRetentionDays", "guard.monthlyLimit"} <= set(caught.value.fields)
+    assert {"guard.killSwitchLogRetentionDays", "guard.monthlyLimitEur"} <= set(caught.value.fields)
 
 
 def test_small_budgets_keep_the_default_daily_limit_within_the_monthly_one(governance):
-    args = aistack_aws.BudgetGuardArgs.parse(_args(governance, monthlyLimitUsd=0.5))
-    assert args.daily_limit() == 0.5
+    args = aistack_aws.BudgetGuardArgs.parse(_args(governance, monthlyLimit=0.5))
+    assert args.effective_daily_limit() == 0.5
+
+
+def test_the_old_limit_names_are_deprecated_aliases(governance):
+    """monthlyLimitUsd/dailyLimitUsd became monthlyLimit/dailyLimit, the names gcp.BudgetGuard
+    uses too; the old ones still work for a release, with a warning, and never beside the
+    new ones."""
+    old = {**_args(governance), "monthlyLimitUsd": 900, "dailyLimitUsd": 40}
+    old.pop("monthlyLimit")
+    with pytest.warns(DeprecationWarning, match="monthlyLimitUsd is deprecated"):
+        args = aistack_aws.BudgetGuardArgs.parse(old)
+    assert (args.monthly_limit, args.daily_limit) == (900, 40)
+    with pytest.raises(ConfigError, match="dailyLimitUsd and dailyLimit are both given"):
+        aistack_aws.BudgetGuardArgs.parse(
+            {**_args(governance), "dailyLimitUsd": 40, "dailyLimit": 40}
+        )

@@ -13,7 +13,7 @@ from tests.aws.training_platform import training_platform
 def program():
     training_platform(GOVERNANCE)
     aws.BudgetGuard("budget", {
-        "governance": GOVERNANCE, "region": "us-east-1", "monthlyLimitUsd": 100,
+        "governance": GOVERNANCE, "region": "us-east-1", "monthlyLimit": 100,
         "alertEmails": ["a@example.com"], "killSwitch": True,
     })
 engine.run(program)

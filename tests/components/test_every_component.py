@@ -27,8 +27,8 @@ CASES = {
         {
             "governance": GOVERNANCE,
             "region": "us-east-1",
-            "monthlyLimitUsd": 1000,
-            "dailyLimitUsd": 60.5,
+            "monthlyLimit": 1000,
+            "dailyLimit": 60.5,
             "alertEmails": ["ml-team@example.com"],
             "killSwitch": True,
         },

@@ -52,8 +52,8 @@ BUDGET = {
     "governance": GOVERNANCE,
     "region": "europe-west4",
     "billingAccount": "01A2B3-C4D5E6-F7A8B9",
-    "monthlyLimitUsd": 3000,
-    "dailyLimitUsd": 120.5,
+    "monthlyLimit": 3000,
+    "dailyLimit": 120.5,
     "alertEmails": ["ml-team@example.com"],
     "killSwitch": True,
 }
@@ -270,7 +270,7 @@ BAD = {
     },
     "GcpContainerRegistry": {**REGISTRY, "region": "us-east1", "keepRecentVersions": 4.5},
     "GcpAuditLogs": {**AUDIT, "region": "us-east1", "retentionDays": 30.5},
-    "GcpBudgetGuard": {**BUDGET, "dailyLimitUsd": 5000},
+    "GcpBudgetGuard": {**BUDGET, "dailyLimit": 5000},
     "GcpGpuQuota": {
         **QUOTA,
         "contactEmail": "nobody",

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic.alias_generators import to_snake
 
 from aistack import gcp
 from aistack.engine.gcp_cloud import missing_api_dependencies, project_number
@@ -30,7 +31,7 @@ def _args(governance, **overrides):
         "governance": governance,
         "region": "europe-west4",
         "billingAccount": ACCOUNT,
-        "monthlyLimitUsd": 3000,
+        "monthlyLimit": 3000,
         "alertEmails": ["ml-team@example.com", "finance@example.com"],
         **overrides,
     }
@@ -137,7 +138,7 @@ def test_the_function_is_triggered_by_the_budget_topic_and_reachable_only_intern
 
 
 def test_the_function_knows_its_budget_and_the_daily_limit(run, governance):
-    graph = run(_stack(governance, monthlyLimitUsd=1000))
+    graph = run(_stack(governance, monthlyLimit=1000))
     env = graph.named("budget-function").inputs["serviceConfig"]["environmentVariables"]
     budget = graph.named("budget-budget")
     assert re.fullmatch(rf"billingAccounts/{ACCOUNT}/budgets/[0-9a-f-]{{36}}", budget.id)
@@ -278,7 +279,117 @@ def test_every_resource_waits_for_its_api(kill_switch_graph):
         assert api in enabled, api
     # The roles exist before the first event can use them.
     grants = {graph.by_urn(u).name for u in function.dependencies}
-    assert {"budget-state-grant", "budget-kill-switch-grant", "budget-build-builder"} <= grants
+    assert {
+        "budget-state-grant",
+        "budget-kill-switch-grant",
+        "budget-build-logs",
+        "budget-build-images",
+        "budget-build-source",
+        "budget-eventarc-agent-role",
+    } <= grants
+
+
+def test_the_eventarc_agent_exists_and_holds_its_role_before_the_function(default_graph):
+    """Fresh project, one `up`: the function's trigger is validated as Eventarc's service
+    agent, whose automatic grant lags the API's enabling ("Permission denied while using
+    the Eventarc Service Agent", terraform-google-modules/terraform-docs-samples#486;
+    hashicorp/terraform-provider-google#25294). The agent is made to exist and granted
+    roles/eventarc.serviceAgent before the function is created."""
+    graph = default_graph
+    agent = graph.named("budget-eventarc-agent")
+    assert agent.inputs["service"] == "eventarc.googleapis.com"
+    grant = graph.named("budget-eventarc-agent-role")
+    assert grant.inputs["role"] == "roles/eventarc.serviceAgent"
+    assert grant.inputs["member"] == agent.outputs["member"]
+    assert grant.inputs["member"].endswith("@gcp-sa-eventarc.iam.gserviceaccount.com")
+    assert grant.urn in graph.named("budget-function").dependencies
+
+
+def test_the_build_account_holds_the_documented_minimum_and_no_builder_role(default_graph):
+    """Cloud Functions docs, "Custom service account for Cloud Build": Logs Writer, Artifact
+    Registry Writer on the image repository, Storage Object Viewer on the source bucket.
+    The repository is the guard's own (`dockerRepository`), so the writer grant is on it
+    alone, not on the project."""
+    graph = default_graph
+    member = graph.named("budget-build-sa").outputs["member"]
+    grants = {
+        (g.type.rsplit(":", 1)[-1], g.inputs["role"])
+        for g in graph.resources
+        if g.inputs.get("member") == member
+    }
+    assert grants == {
+        ("IAMMember", "roles/logging.logWriter"),
+        ("RepositoryIamMember", "roles/artifactregistry.writer"),
+        ("BucketIAMMember", "roles/storage.objectViewer"),
+    }
+    repository = graph.named("budget-builds")
+    writer = graph.named("budget-build-images")
+    assert writer.inputs["repository"] == repository.outputs["name"]
+    function = graph.named("budget-function")
+    assert function.inputs["buildConfig"]["dockerRepository"] == repository.id
+    assert (
+        graph.named("budget-build-source").inputs["bucket"]
+        == graph.named("budget-guard").outputs["name"]
+    )
+
+
+def test_the_topic_and_the_image_repository_use_the_guards_key(default_graph):
+    """CKV_GCP_83: the topic is CMEK-encrypted like the stack's buckets; the Pub/Sub and
+    Artifact Registry agents hold Encrypter/Decrypter on the key before the topic and the
+    repository name it (Pub/Sub and Artifact Registry CMEK docs)."""
+    graph = default_graph
+    key = graph.named("budget-key").id
+    topic = graph.named("budget-budget-updates")
+    repository = graph.named("budget-builds")
+    assert topic.inputs["kmsKeyName"] == key == repository.inputs["kmsKeyName"]
+    for grant_name, agent_name, resource in (
+        ("budget-key-pubsub", "budget-pubsub-agent", topic),
+        ("budget-key-registry", "budget-registry-agent", repository),
+    ):
+        grant = graph.named(grant_name)
+        assert grant.inputs["role"] == "roles/cloudkms.cryptoKeyEncrypterDecrypter"
+        assert grant.inputs["cryptoKeyId"] == key
+        assert grant.inputs["member"] == graph.named(agent_name).outputs["member"]
+        assert grant.urn in resource.dependencies
+
+
+def test_a_given_key_is_used_and_none_is_made(run, governance):
+    key = "projects/p/locations/europe-west4/keyRings/team/cryptoKeys/budget"
+    graph = run(_stack(governance, kmsKeyName=key))
+    assert graph.of_type("gcp:kms/cryptoKey:CryptoKey") == []
+    assert graph.named("budget-budget-updates").inputs["kmsKeyName"] == key
+
+
+def test_the_kill_switch_alert_mails_what_was_stopped(kill_switch_graph, default_graph):
+    """The function logs `stopped` on its kill-switch entry; the policy extracts it into the
+    e-mail (Cloud Monitoring LogMatch label_extractors, ${log.extracted_label.KEY})."""
+    policy = kill_switch_graph.named("budget-kill-switch")
+    [condition] = policy.inputs["conditions"]
+    log = condition["conditionMatchedLog"]
+    assert 'jsonPayload.aistack_event="kill_switch_acted"' in log["filter"]
+    assert log["labelExtractors"] == {"stopped": "EXTRACT(jsonPayload.stopped)"}
+    assert "${log.extracted_label.stopped}" in policy.inputs["documentation"]["content"]
+    errors = kill_switch_graph.named("budget-guard-errors")
+    assert "kill_switch_acted" in errors.inputs["conditions"][0]["conditionMatchedLog"]["filter"]
+    assert "budget-kill-switch" not in {r.name for r in default_graph.resources}
+
+
+@pytest.mark.parametrize(
+    "old, new", [("monthlyLimitUsd", "monthlyLimit"), ("dailyLimitUsd", "dailyLimit")]
+)
+def test_the_old_limit_names_still_work_with_a_warning(run, governance, old, new):
+    values = {"monthlyLimit": 3000, "dailyLimit": 150}
+    args = _args(governance, **{new: values[new]})
+    args[old] = args.pop(new)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated, write {new}"):
+        parsed = gcp.BudgetGuardArgs.parse(args)
+    assert getattr(parsed, to_snake(new)) == values[new]
+
+
+def test_an_old_and_a_new_limit_name_together_are_refused(governance):
+    args = _args(governance, monthlyLimitUsd=3000)
+    with pytest.raises(ConfigError, match="monthlyLimitUsd and monthlyLimit are both given"):
+        gcp.BudgetGuardArgs.parse(args)
 
 
 def test_default_project_services_enable_what_the_guard_needs(run, governance):
@@ -330,7 +441,7 @@ def test_bad_input_is_one_config_error_before_anything_is_registered(run, govern
     [
         ({"killSwitch": True, "monthlyActualThresholds": [0.5, 0.9]}, "monthlyActualThresholds"),
         ({"allowDisableBilling": True}, "allowDisableBilling"),
-        ({"dailyLimitUsd": 5000}, "dailyLimitUsd"),
+        ({"dailyLimit": 5000}, "dailyLimit"),
         ({"currencyCode": "usd"}, "currencyCode"),
     ],
 )

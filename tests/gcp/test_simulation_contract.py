@@ -91,7 +91,7 @@ def _every_component(governance, allow_destroy=False):
                 "governance": governance,
                 "region": "europe-west4",
                 "billingAccount": "01A2B3-C4D5E6-F7A8B9",
-                "monthlyLimitUsd": 3000,
+                "monthlyLimit": 3000,
                 "alertEmails": ["ml@example.com"],
                 "killSwitch": True,
             },

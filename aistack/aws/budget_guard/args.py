@@ -7,10 +7,11 @@ import math
 import re
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from aistack.config import STACK_TAG, AistackModel, Governance
+from aistack.contracts.budget import RENAMED_LIMITS, renamed_fields
 from aistack.errors import Problems
 
 #: The retention periods CloudWatch Logs accepts.
@@ -45,16 +46,18 @@ class BudgetGuardArgs(AistackModel):
         "Must be in governance.allowed_regions (C4). Budgets and anomaly detection are "
         "global and take no region. Explicit: never the provider's default."
     )
-    monthly_limit_usd: float = Field(
+    monthly_limit: float = Field(
         gt=0,
-        description="Monthly budget for the stack in USD. Required: a budget is the first "
-        "cost control (C3).",
+        description="Monthly budget for the stack in USD (the budgets' unit). Required: a "
+        "budget is the first cost control (C3). Was monthlyLimitUsd (still accepted, "
+        "deprecated).",
     )
-    daily_limit_usd: float | None = Field(
+    daily_limit: float | None = Field(
         None,
         gt=0,
         description="Daily budget in USD. Default: the monthly limit / 30, rounded up to a "
-        "whole dollar, so a day at the monthly pace is just inside it.",
+        "whole dollar, so a day at the monthly pace is just inside it. Was dailyLimitUsd "
+        "(still accepted, deprecated).",
     )
     alert_emails: tuple[str, ...] = Field(
         min_length=1,
@@ -130,6 +133,11 @@ class BudgetGuardArgs(AistackModel):
         "both are retained (and protected in prod), they are the audit trail.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_limit_names(cls, data: object) -> object:
+        return renamed_fields(data, RENAMED_LIMITS, component="aws.BudgetGuard")
+
     @field_validator("alert_emails")
     @classmethod
     def _emails_are_addresses(cls, emails: tuple[str, ...]) -> tuple[str, ...]:
@@ -168,11 +176,12 @@ class BudgetGuardArgs(AistackModel):
             )
         return days
 
-    def daily_limit(self) -> float:
-        if self.daily_limit_usd is not None:
-            return self.daily_limit_usd
+    def effective_daily_limit(self) -> float:
+        """`daily_limit`, or its default: the monthly limit / 30 rounded up."""
+        if self.daily_limit is not None:
+            return self.daily_limit
         # Capped for budgets under 30 USD a month, where a whole dollar could exceed it.
-        return min(float(math.ceil(self.monthly_limit_usd / 30)), self.monthly_limit_usd)
+        return min(float(math.ceil(self.monthly_limit / 30)), self.monthly_limit)
 
 
 def _validate(name: str, args: BudgetGuardArgs) -> None:
@@ -185,13 +194,13 @@ def _validate(name: str, args: BudgetGuardArgs) -> None:
     region_problem = args.governance.region_problem(args.region, field("region"))
     if region_problem:
         problems.items.append(region_problem)
-    daily = args.daily_limit()
-    if daily > args.monthly_limit_usd:
+    daily = args.effective_daily_limit()
+    if daily > args.monthly_limit:
         problems.add(
-            field("daily_limit_usd"),
+            field("daily_limit"),
             f"the daily limit ({_usd(daily)} USD) is above the monthly limit "
-            f"({_usd(args.monthly_limit_usd)} USD), so the daily alert could never come first.",
-            "lower dailyLimitUsd (or leave it unset for monthly / 30).",
+            f"({_usd(args.monthly_limit)} USD), so the daily alert could never come first.",
+            "lower dailyLimit (or leave it unset for monthly / 30).",
         )
     if args.kill_switch and 100 not in args.monthly_actual_thresholds:
         problems.add(

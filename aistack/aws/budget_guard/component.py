@@ -76,7 +76,7 @@ class BudgetGuard(pulumi.ComponentResource):
         super().__init__(
             "aistack:index:AwsBudgetGuard",
             name,
-            {"region": args.region, "monthlyLimitUsd": args.monthly_limit_usd},
+            {"region": args.region, "monthlyLimit": args.monthly_limit},
             opts,
         )
         self.args = args
@@ -87,6 +87,8 @@ class BudgetGuard(pulumi.ComponentResource):
         identity = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
         partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self))
         account, self._partition = identity.account_id, partition.partition
+        # aws-cn and aws-us-gov differ in the service domain too (amazonaws.com.cn).
+        self._dns_suffix = partition.dns_suffix
         self._account = account
 
         kill_fn_name = _physical_name(self.stack, name, "kill-switch", limit=64)
@@ -207,7 +209,7 @@ class BudgetGuard(pulumi.ComponentResource):
             name=_physical_name(self.stack, name, "monthly", limit=100),
             budget_type="COST",
             time_unit="MONTHLY",
-            limit_amount=_usd(args.monthly_limit_usd),
+            limit_amount=_usd(args.monthly_limit),
             limit_unit="USD",
             cost_filters=cost_filters,
             cost_types=cost_types,
@@ -220,7 +222,7 @@ class BudgetGuard(pulumi.ComponentResource):
             name=_physical_name(self.stack, name, "daily", limit=100),
             budget_type="COST",
             time_unit="DAILY",
-            limit_amount=_usd(args.daily_limit()),
+            limit_amount=_usd(args.effective_daily_limit()),
             limit_unit="USD",
             cost_filters=cost_filters,
             cost_types=cost_types,
@@ -424,7 +426,11 @@ class BudgetGuard(pulumi.ComponentResource):
                 {
                     "Sid": "LogsEncryptKillSwitchLogs",
                     "Effect": "Allow",
-                    "Principal": {"Service": f"logs.{self.region}.amazonaws.com"},
+                    "Principal": {
+                        "Service": pulumi.Output.format(
+                            "logs.{0}.{1}", self.region, self._dns_suffix
+                        )
+                    },
                     "Action": [
                         "kms:Encrypt*",
                         "kms:Decrypt*",
@@ -452,8 +458,10 @@ class BudgetGuard(pulumi.ComponentResource):
                     "Condition": {
                         "StringEquals": {
                             "kms:ViaService": [
-                                f"sqs.{self.region}.amazonaws.com",
-                                f"sns.{self.region}.amazonaws.com",
+                                pulumi.Output.format(
+                                    "{0}.{1}.{2}", service, self.region, self._dns_suffix
+                                )
+                                for service in ("sqs", "sns")
                             ]
                         }
                     },

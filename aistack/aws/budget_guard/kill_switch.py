@@ -3,15 +3,14 @@ the function's only file) and the calls it makes, read from that source."""
 
 from __future__ import annotations
 
-import ast
 import functools
-from pathlib import Path
-from typing import Any
 
 import pulumi
 
+from aistack.contracts.kill_switch import AWS_KILL_SWITCH_SOURCE, source_constants
+
 #: The kill switch's code, deployed as the Lambda's only file.
-KILL_SWITCH_HANDLER = Path(__file__).parents[1] / "lambdas" / "budget_guard.py"
+KILL_SWITCH_HANDLER = AWS_KILL_SWITCH_SOURCE
 
 # Where each of the handler's mutating calls may land; the tag condition narrows them to
 # the stack, except for the actions in _UNTAGGED_RESOURCE_ACTIONS.
@@ -42,20 +41,9 @@ def handler_code() -> pulumi.AssetArchive:
 def _handler_permissions() -> tuple[list[str], list[str], str]:
     """(discovery actions, mutating actions, previous-size tag) read from the handler's
     source. Parsed, not imported: the handler needs boto3, which aistack does not."""
-    wanted = {"DISCOVERY_ACTIONS", "MUTATING_ACTIONS", "PREVIOUS_SIZE_TAG"}
-    found: dict[str, Any] = {}
-    for node in ast.parse(KILL_SWITCH_HANDLER.read_text()).body:
-        target: ast.expr | None = None
-        value: ast.expr | None = None
-        if isinstance(node, ast.AnnAssign):
-            target, value = node.target, node.value
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        if isinstance(target, ast.Name) and target.id in wanted and value is not None:
-            found[target.id] = ast.literal_eval(value)
-    missing = wanted - found.keys()
-    if missing:
-        raise RuntimeError(f"{KILL_SWITCH_HANDLER} no longer defines {sorted(missing)}")
+    found = source_constants(
+        KILL_SWITCH_HANDLER, ("DISCOVERY_ACTIONS", "MUTATING_ACTIONS", "PREVIOUS_SIZE_TAG")
+    )
     discovery = [a for actions in found["DISCOVERY_ACTIONS"].values() for a in actions]
     mutating = [a for actions in found["MUTATING_ACTIONS"].values() for a in actions]
     unscoped = set(mutating) - _MUTATING_RESOURCES.keys()

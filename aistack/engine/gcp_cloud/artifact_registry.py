@@ -27,6 +27,7 @@ SERVICE_AGENT_DOMAINS = {
     "pubsub.googleapis.com": "gcp-sa-pubsub.iam.gserviceaccount.com",
     "cloudfunctions.googleapis.com": "gcf-admin-robot.iam.gserviceaccount.com",
     "container.googleapis.com": "container-engine-robot.iam.gserviceaccount.com",
+    "eventarc.googleapis.com": "gcp-sa-eventarc.iam.gserviceaccount.com",
 }
 #: Artifact Registry applies at most 10 cleanup policies to a repository (Artifact Registry
 #: docs, "Configure cleanup policies": maximum number of cleanup policies per repository).

@@ -41,10 +41,17 @@ def enabled_services(graph: StackGraph) -> set[str]:
 
 
 def docker_repositories(graph: StackGraph) -> list[Resource]:
-    """Artifact Registry repositories in Docker format (standard, not remote/virtual)."""
+    """Artifact Registry repositories in Docker format (standard, not remote/virtual) that
+    hold the team's images: not a Cloud Function's build repository (its
+    `buildConfig.dockerRepository`), whose images and tags Cloud Functions writes itself."""
+    builds = {
+        str((f.inputs.get("buildConfig") or {}).get("dockerRepository") or "")
+        for f in graph.of_type("gcp:cloudfunctionsv2/function:Function")
+    }
     return [
         r
         for r in graph.of_type(ARTIFACT_REPOSITORY)
         if r.inputs.get("format") == "DOCKER"
         and (r.inputs.get("mode") or "STANDARD_REPOSITORY") == "STANDARD_REPOSITORY"
+        and str(r.outputs.get("id") or r.id) not in builds
     ]

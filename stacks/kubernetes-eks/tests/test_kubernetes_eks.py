@@ -164,7 +164,7 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     config = document["config"]
     config["eks-training:amiAlias"] = "al2023@latest"  # the pool, the first block
     config["eks-training:image"] = "vision-trainer:latest"  # the job template, a later one
-    config["eks-training:monthlyLimitUsd"] = 0  # the budget, the last
+    config["eks-training:monthlyLimit"] = 0  # the budget, the last
     stack_file.write_text(yaml.safe_dump(document))
 
     registered = []
@@ -181,7 +181,7 @@ def test_bad_config_is_one_error_before_the_first_resource(tmp_path, monkeypatch
     fields = caught.value.fields
     assert "gpuPool.amiAlias" in fields, fields
     assert "template.image" in fields, fields
-    assert any(f.startswith("budget.monthlyLimitUsd") for f in fields), fields
+    assert any(f.startswith("budget.monthlyLimit") for f in fields), fields
     assert registered == []
 
 

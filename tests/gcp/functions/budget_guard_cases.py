@@ -29,6 +29,9 @@ PROJECT = "team-ml-prod"
 STACK = "aistack-dev"
 BUDGET = "6a1f0e2c-1b7c-4a43-9d39-0d3f4e5a6b7c"
 TRAINING = {"aistack-stack": STACK, "aistack-workload": "training"}
+#: One L4 per node, as GKE lists a g2-standard-8 pool's accelerators (GKE API NodeConfig
+#: `accelerators[]`: acceleratorCount (int64, a string in JSON), acceleratorType).
+L4 = [{"acceleratorCount": "1", "acceleratorType": "nvidia-l4"}]
 # The month starts at midnight US Pacific (UTC-8 in December): 08:00Z.
 INTERVAL = "2026-12-01T08:00:00Z"
 STATE = f"state/{BUDGET}.json"
@@ -199,6 +202,7 @@ def _training_capacity(google):
         TRAINING,
         {"europe-west4-a": 2},
         autoscaling={"enabled": True, "minNodeCount": 0, "maxNodeCount": 8},
+        accelerators=L4,
     )
     google.node_pool(
         "gke-train", "europe-west4", "system", {"aistack-stack": STACK}, {"europe-west4-a": 1}
@@ -244,6 +248,70 @@ def test_the_kill_switch_scales_training_groups_and_node_pools_to_zero(google, c
     assert len(summary["kill_switch"]["instance_groups"]) == 2
     assert google.billing_account  # billing untouched without allow_disable_billing
     assert len(_events(capsys, main.EVENT_KILL_SWITCH)) == 1
+
+
+def test_the_kill_switch_scales_the_training_pool_only_never_serving_or_system(google, capsys):
+    """The cluster of stacks/kubernetes-gke: a system pool (e2, no GPU), an on-demand L4
+    serving pool and a Spot L4 training pool. The system pool carries the labels aistack
+    gave it before the system label existed (`aistack-workload: training`), and a serving
+    MIG's template says training by mistake: neither is touched. The alert says what
+    stopped."""
+    google.node_pool(
+        "gke-train",
+        "europe-west4",
+        "system",
+        TRAINING,  # as labelled before gcp.GkeCluster wrote `system`
+        {"europe-west4-a": 1},
+        node_labels={"aistack.dev/pool": "system"},
+    )
+    google.node_pool(
+        "gke-train",
+        "europe-west4",
+        "l4-serve",
+        {"aistack-stack": STACK, "aistack-workload": "serving"},
+        {"europe-west4-b": 2},
+        accelerators=L4,
+    )
+    google.node_pool(
+        "gke-train",
+        "europe-west4",
+        "l4-spot",
+        TRAINING,
+        {"europe-west4-c": 3},
+        autoscaling={"enabled": True, "totalMinNodeCount": 0, "totalMaxNodeCount": 8},
+        accelerators=L4,
+    )
+    serving = f"projects/{PROJECT}/regions/europe-west4/instanceTemplates/serve-blue"
+    google.templates[serving] = {**TRAINING, "aistack-inference-tier": "serve"}
+    google.mig("regions/europe-west4", "serve-blue", 2, serving)
+    summary = _send(
+        google, 3050.0, "2026-12-20T12:00:00Z", config=_config(kill_switch=True), actual=1.0
+    )
+    assert _sizes(google) == {
+        "gke-gke-train-system-grp": 1,
+        "gke-gke-train-l4-serve-grp": 2,
+        "gke-gke-train-l4-spot-grp": 0,
+        "serve-blue": 2,
+    }
+    scaled = [pool["name"].rsplit("/", 1)[-1] for pool in summary["kill_switch"]["node_pools"]]
+    assert scaled == ["l4-spot"]
+    assert summary["kill_switch"]["instance_groups"] == []
+    paths = [path for _, path, _ in google.mutations()]
+    assert not any("system" in path or "l4-serve" in path or "serve-blue" in path for path in paths)
+    [acted] = _events(capsys, main.EVENT_KILL_SWITCH)
+    assert acted["stopped"] == "node pool l4-spot"
+
+
+def test_the_kill_switch_alert_lists_every_group_it_stopped(google, capsys):
+    _training_capacity(google)
+    _send(google, 3050.0, "2026-12-20T12:00:00Z", config=_config(kill_switch=True), actual=1.0)
+    [acted] = _events(capsys, main.EVENT_KILL_SWITCH)
+    stopped = acted["stopped"].split(", ")
+    assert sorted(stopped) == [
+        "instance group train-regional",
+        "instance group train-zonal",
+        "node pool gpus",
+    ]
 
 
 def test_the_kill_switch_acts_once_a_period_and_keeps_the_first_sizes(google):

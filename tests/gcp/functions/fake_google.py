@@ -69,7 +69,13 @@ class FakeGoogle:
         labels: dict[str, str],
         zones: dict[str, int],
         autoscaling: dict[str, Any] | None = None,
+        *,
+        accelerators: list[dict[str, Any]] | None = None,
+        node_labels: dict[str, str] | None = None,
     ) -> None:
+        """A node pool as GKE's clusters.list returns it (NodePool.config: resourceLabels,
+        labels (the Kubernetes node labels), accelerators (`acceleratorCount`,
+        `acceleratorType`, as GKE lists them for GPU pools))."""
         urls = []
         for zone, size in zones.items():
             group = f"gke-{cluster}-{pool}-grp"
@@ -85,7 +91,11 @@ class FakeGoogle:
         found["nodePools"].append(
             {
                 "name": pool,
-                "config": {"resourceLabels": labels},
+                "config": {
+                    "resourceLabels": labels,
+                    "labels": node_labels or {"aistack.dev/pool": pool},
+                    "accelerators": accelerators or [],
+                },
                 "instanceGroupUrls": urls,
                 "autoscaling": autoscaling or {},
             }

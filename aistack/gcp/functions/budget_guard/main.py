@@ -20,9 +20,15 @@ is crossed). This Cloud Functions (2nd gen) function, triggered by those message
   (`alertThresholdExceeded` >= 1.0; forecasts never act), scales to zero the stack's
   training capacity: GKE node pools and managed instance groups whose labels say
   `aistack-stack=<AISTACK_STACK>` **and** `aistack-workload=training` (node pools: the
-  pool's `resource_labels`; MIGs: their instance template's labels). Their previous sizes
-  go to `previous-sizes.json` beside the state first (never overwritten), so a human can
-  restore them. Once per budget period, like the AWS kill switch's single 100 % alert;
+  pool's `resource_labels`; MIGs: their instance template's labels). Defence in depth, as
+  a mislabelled pool would take inference or the cluster down with it: a node pool with no
+  GPU accelerator, or whose labels or nodes say `system`, is never scaled (the cluster's
+  system pool runs kube-dns, the metrics agents and the controllers), nor is a MIG whose
+  template says it serves (`aistack-inference-tier`, or a serving workload). Their previous
+  sizes go to `previous-sizes.json` beside the state first (never overwritten), so a human
+  can restore them. Once per budget period, like the AWS kill switch's single 100 % alert.
+  The ERROR entry it logs carries `stopped` (what was scaled to zero, in words), which the
+  kill-switch alert policy puts in its e-mail;
 * only with `AISTACK_ALLOW_DISABLE_BILLING=true`, then also detaches the project from its
   billing account, which stops every paid service in the project and can lose data.
 
@@ -77,7 +83,11 @@ __all__ = [
     "EVENT_FAILED",
     "EVENT_KILL_SWITCH",
     "PERMISSIONS",
+    "POOL_NODE_LABEL",
+    "PROTECTED_WORKLOADS",
+    "SERVING_LABELS",
     "STACK_LABEL",
+    "SYSTEM_POOL",
     "WORKLOAD_LABEL",
     "Clients",
     "Config",
@@ -90,6 +100,16 @@ __all__ = [
 STACK_LABEL = "aistack-stack"
 WORKLOAD_LABEL = "aistack-workload"
 TRAINING_WORKLOAD = "training"
+#: Workloads never stopped, whatever else a resource's labels say: the GKE cluster's system
+#: pool (gcp.GkeCluster labels it `system`), serving node pools (gcp.GpuNodePool
+#: `workload: serving`) and serving MIGs (gcp.InferenceTier labels them `inference`).
+PROTECTED_WORKLOADS = ("system", "serving", "inference")
+#: gcp.InferenceTier labels every serving template with its tier: such a group serves.
+SERVING_LABELS = ("aistack-inference-tier",)
+#: The Kubernetes node label naming a node's pool (aistack.contracts.k8s.POOL_LABEL), and
+#: the value the cluster's system pool carries.
+POOL_NODE_LABEL = "aistack.dev/pool"
+SYSTEM_POOL = "system"
 #: GKE labels the instance templates of its node pools' MIGs with this key: those groups
 #: belong to a node pool, which the kill switch scales through GKE, never directly.
 GKE_NODE_LABEL = "goog-gke-node"
@@ -129,6 +149,9 @@ _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off", ""})
 _BILLING_API = "https://cloudbilling.googleapis.com"
 _OPERATION_TIMEOUT_SECONDS = 240.0
+#: The `stopped` text is one line of an e-mail, through a label extractor: kept short (the
+#: limit Cloud Monitoring puts on an extracted value was not found in its docs).
+_STOPPED_TEXT_LIMIT = 900
 _POLL_SECONDS = 2.0
 
 logger = logging.getLogger(__name__)
@@ -466,14 +489,54 @@ class _KillSwitch:
                 f"budget kill switch scaled stack {self.config.stack}'s training capacity "
                 f"to zero ({len(self.run_.failures)} failure(s))",
                 aistack_event=EVENT_KILL_SWITCH,
+                stopped=self.stopped_text(),
                 **self.summary,
             )
         return self.summary
+
+    def stopped_text(self) -> str:
+        """What was scaled to zero, in words, short enough for an alert's extracted label:
+        the kill-switch alert's e-mail quotes it."""
+        names = [f"node pool {p['name'].rsplit('/', 1)[-1]}" for p in self.summary["node_pools"]]
+        names += [
+            f"instance group {g['name'].rsplit('/', 1)[-1]}"
+            for g in self.summary["instance_groups"]
+        ]
+        if self.summary["billing_disabled"]:
+            names.append(f"billing of project {self.config.project}")
+        text = ", ".join(names) or "nothing (no training capacity was running)"
+        if len(text) > _STOPPED_TEXT_LIMIT:
+            text = text[: _STOPPED_TEXT_LIMIT - 20].rsplit(", ", 1)[0] + ", ... (see the log)"
+        return text
 
     def _ours(self, labels: Mapping[str, str]) -> bool:
         return (
             labels.get(STACK_LABEL) == self.config.stack
             and labels.get(WORKLOAD_LABEL) == TRAINING_WORKLOAD
+        )
+
+    def _training_pool(self, pool: container_v1.NodePool) -> bool:
+        """A node pool the kill switch may scale: labelled as the stack's training, with
+        GPUs (`config.accelerators`; GKE lists them for every GPU pool, G2 included), and
+        nothing on it saying it is the system pool or serves."""
+        config = pool.config
+        labels = dict(config.resource_labels)
+        if not self._ours(labels) or not list(config.accelerators):
+            return False
+        nodes = dict(config.labels)
+        return (
+            labels.get(WORKLOAD_LABEL) not in PROTECTED_WORKLOADS
+            and nodes.get(POOL_NODE_LABEL) != SYSTEM_POOL
+            and pool.name != SYSTEM_POOL
+        )
+
+    def _training_group(self, labels: Mapping[str, str]) -> bool:
+        """A MIG the kill switch may resize, by its template's labels: the stack's
+        training, not a node pool's group (scaled through GKE) and not a serving one."""
+        return (
+            self._ours(labels)
+            and GKE_NODE_LABEL not in labels
+            and not any(label in labels for label in SERVING_LABELS)
         )
 
     # Discovery ------------------------------------------------------------------------
@@ -501,7 +564,7 @@ class _KillSwitch:
             parent = f"projects/{self.config.project}/locations/{cluster.location}/clusters/"
             parent += cluster.name
             for pool in cluster.node_pools:
-                if not self._ours(dict(pool.config.resource_labels)):
+                if not self._training_pool(pool):
                     continue
                 group_urls = [_short(url) for url in pool.instance_group_urls]
                 autoscaling = pool.autoscaling
@@ -543,10 +606,8 @@ class _KillSwitch:
                 except google_errors.GoogleAPICallError as error:
                     self.run_.failed(f"read instance template {template}", error)
                     continue
-            labels = labels_of[template]
-            if GKE_NODE_LABEL in labels:
-                continue  # a node pool's group, of another stack or unlabelled
-            if self._ours(labels):
+            # GKE's own groups (goog-gke-node) belong to node pools, of this stack or not.
+            if self._training_group(labels_of[template]):
                 matched.append(group)
         return matched
 

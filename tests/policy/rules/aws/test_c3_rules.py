@@ -19,7 +19,7 @@ def _guard(**overrides):
         {
             "governance": GOVERNANCE,
             "region": "us-east-1",
-            "monthlyLimitUsd": 1000,
+            "monthlyLimit": 1000,
             "alertEmails": ["ml-team@example.com"],
             **overrides,
         },

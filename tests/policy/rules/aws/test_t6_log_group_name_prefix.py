@@ -68,7 +68,7 @@ def test_every_retained_log_group_of_the_components_is_prefixed():
             {
                 "governance": GOVERNANCE,
                 "region": "us-east-1",
-                "monthlyLimitUsd": 1000,
+                "monthlyLimit": 1000,
                 "alertEmails": ["ml-team@example.com"],
                 "killSwitch": True,
             },

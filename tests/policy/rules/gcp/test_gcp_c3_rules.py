@@ -6,6 +6,7 @@ import pulumi_gcp as gcp
 import pytest
 
 from aistack import gcp as aistack_gcp
+from aistack.contracts.naming import stack_scoped
 from aistack.engine.gcp_cloud import project_number
 
 GOVERNANCE = {"owner": "ml", "costCenter": "r-1", "allowedRegions": ["europe-west4"]}
@@ -34,7 +35,7 @@ def _guard(**overrides):
                 "governance": GOVERNANCE,
                 "region": "europe-west4",
                 "billingAccount": ACCOUNT,
-                "monthlyLimitUsd": 3000,
+                "monthlyLimit": 3000,
                 "alertEmails": ["ml@example.com"],
                 **overrides,
             },
@@ -153,7 +154,10 @@ def _guard_plus(extra):
 
 
 def _function_member():
-    email = "bg-budget-fn-a7c694@team-ml-prod.iam.gserviceaccount.com"
+    """The guard's function account, as gcp.BudgetGuard names it (stack-scoped); called
+    inside the program, where the Pulumi project and stack are known."""
+    account = stack_scoped("bg-budget-fn", pulumi.get_project(), pulumi.get_stack(), limit=30)
+    email = f"{account}@{PROJECT}.iam.gserviceaccount.com"
     return email, f"serviceAccount:{email}"
 
 
