@@ -2,8 +2,10 @@
 
 One place decides the node's security posture: IMDSv2 required, an encrypted gp3 root,
 no public IP, the workload's instance profile, tags on the instance and its volumes, and
-how far the metadata service reaches (one hop on AWS Batch hosts, two on auto scaling
-nodes, whose containers use the instance role).
+how far the metadata service reaches (one hop on AWS Batch hosts and serving nodes, two on
+standing training nodes, whose containers use the instance role). One hop stops
+bridge-networked containers only: AWS Batch runs its ECS jobs in host networking, so Batch
+jobs reach the metadata service and the instance role whatever the hop limit.
 """
 
 from __future__ import annotations
@@ -86,9 +88,12 @@ def gpu_launch_template(
     `container_metadata_access`: the metadata response hop limit is 2, so processes in
     bridge-networked containers reach the metadata service and the instance role. Only for
     nodes whose containers need the role (a standing training pool's trainer writes its
-    checkpoints with it). Otherwise 1: Batch job containers get their role from the ECS
-    agent (169.254.170.2), and serving containers need no AWS credentials, the host's
-    scripts pull the image and sync the model.
+    checkpoints with it). Otherwise 1: serving containers (bridge network) need no AWS
+    credentials, the host's scripts pull the image and sync the model. On Batch hosts 1 is
+    kept for any bridge-networked container, but it is no isolation for Batch jobs: they
+    run in the host's network namespace (Batch user guide, "Networking modes for AWS Batch
+    jobs"), where there is no extra hop, so the instance role must hold nothing a job may
+    not have (aws.TrainingPool).
     """
     network_interfaces: Any = None
     if security_group_id is not None:

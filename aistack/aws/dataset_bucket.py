@@ -464,13 +464,20 @@ class DatasetBucket(pulumi.ComponentResource):
             )
             elb_account = ELB_LOG_ACCOUNTS.get(self.region)
             if elb_account:
+                partition = aws.get_partition_output(
+                    opts=pulumi.InvokeOutputOptions(parent=self)
+                ).partition
                 # Regions opened before August 2022 deliver ALB logs from a regional ELB
                 # account rather than the log-delivery service principal.
                 statements.append(
                     {
                         "Sid": "AllowRegionalLoadBalancerAccountAccessLogs",
                         "Effect": "Allow",
-                        "Principal": {"AWS": f"arn:aws:iam::{elb_account}:root"},
+                        "Principal": {
+                            "AWS": pulumi.Output.format(
+                                "arn:{0}:iam::{1}:root", partition, elb_account
+                            )
+                        },
                         "Action": "s3:PutObject",
                         "Resource": pulumi.Output.concat(arn, "/alb/*"),
                     }
@@ -613,7 +620,14 @@ def grant_statements(
                 "Action": list(kms_actions),
                 "Resource": kms_key_arn,
                 # Only when S3 uses the key on this role's behalf, in this region.
-                "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}},
+                # The S3 endpoint's domain differs by partition (amazonaws.com.cn in aws-cn).
+                "Condition": {
+                    "StringEquals": {
+                        "kms:ViaService": pulumi.Output.format(
+                            "s3.{0}.{1}", region, aws.get_partition_output().dns_suffix
+                        )
+                    }
+                },
             }
         )
     return statements

@@ -315,8 +315,11 @@ class TrainingPool(pulumi.ComponentResource):
         tags = tags_for(args.governance, workload="training", **{"aistack:pool": name})
         self.tags = tags
         # The instance role runs the node (ECS agent, CloudWatch agent, the host's dataset
-        # sync and checkpoint flush); on Batch the job runs as its own role, trusted only by
-        # ecs-tasks, so user code never holds the instance role's managed policies.
+        # sync). On Batch the job runs as its own role, trusted only by ecs-tasks; but Batch
+        # runs ECS jobs in host networking (Batch user guide, "Networking modes for AWS Batch
+        # jobs": ECS-EC2 simple job, host), so hop limit 1 does not keep the metadata service,
+        # and the instance role, from job code. The instance role therefore holds only what
+        # every job may have anyway (see _grants).
         role = identity.role("training")
         instance_profile = identity.instance_profile("training")
         job_role = identity.role("training-job") if args.scheduler == "batch" else None
@@ -337,13 +340,23 @@ class TrainingPool(pulumi.ComponentResource):
         self.log_group_name = self.log_group.name
         self.metrics_namespace = f"aistack/{stack_id()}/{name}"
 
-        # Least privilege on data: read the pinned dataset, write checkpoints (D2 checked),
-        # write this pool's logs. The node syncs the dataset and flushes checkpoints on a Spot
-        # notice; its CloudWatch agent also publishes metrics, in this pool's namespace only
-        # (in place of CloudWatchAgentServerPolicy's logs and metrics on everything). A Batch
-        # job reads and writes the same data itself, with its own role.
+        # Least privilege on data (D2 checked): the pool's logs (and metrics, in this pool's
+        # namespace only, in place of CloudWatchAgentServerPolicy's logs and metrics on
+        # everything), the dataset, the checkpoints. A standing pool's node and trainer use
+        # the instance role for all of it. On Batch the job role reads the dataset and
+        # writes checkpoints, and the host's spot watch flushes with a running job's
+        # credentials (spot-watch.sh adopt_job_credentials); the instance role keeps the
+        # read of the pinned dataset version alone, for the boot-time sync, which runs
+        # before any job and so before any job credentials exist.
+        batch = job_role is not None
         self.dataset_grant, self.checkpoint_grant, self.logs_grant = self._grants(
-            role, "pool", dataset, checkpoints, metrics=True
+            role,
+            "pool",
+            dataset,
+            checkpoints,
+            metrics=True,
+            dataset_prefix=self._version_prefix(args) if batch else None,
+            write_checkpoints=not batch,
         )
         self.job_dataset_grant = self.job_checkpoint_grant = self.job_logs_grant = None
         if job_role is not None:
@@ -449,8 +462,12 @@ class TrainingPool(pulumi.ComponentResource):
         checkpoints: DatasetBucket,
         *,
         metrics: bool,
+        dataset_prefix: str | None = None,
+        write_checkpoints: bool = True,
     ) -> tuple[Any, Any, aws.iam.RolePolicy]:
-        """`role` reads the dataset, writes checkpoints and this pool's logs (and metrics)."""
+        """`role` writes this pool's logs (and metrics), reads the dataset (under
+        `dataset_prefix`, default the pool's whole dataset prefix) and, unless told not to,
+        writes checkpoints."""
         args, name = self.args, self._name
         statements: list[dict[str, Any]] = [
             {
@@ -473,17 +490,25 @@ class TrainingPool(pulumi.ComponentResource):
                 }
             )
         suffix = "" if holder == "pool" else f"-{holder}"
+        if dataset_prefix is None:
+            dataset_prefix = args.dataset_prefix.strip("/")
         return (
-            dataset.grant_read(
-                role, prefix=args.dataset_prefix.strip("/"), name=f"{name}-{holder}"
-            ),
-            checkpoints.grant_write(role, prefix=args.checkpoint_prefix, name=f"{name}-{holder}"),
+            dataset.grant_read(role, prefix=dataset_prefix, name=f"{name}-{holder}"),
+            checkpoints.grant_write(role, prefix=args.checkpoint_prefix, name=f"{name}-{holder}")
+            if write_checkpoints
+            else None,
             aws.iam.RolePolicy(
                 f"{name}{suffix}-logs-write",
                 role=role.id,
                 policy=policy_output(*statements),
                 opts=child_opts(self),
             ),
+        )
+
+    def _version_prefix(self, args: TrainingPoolArgs) -> str:
+        """The pinned dataset version's prefix, which the boot-time sync copies."""
+        return "/".join(
+            part for part in (args.dataset_prefix.strip("/"), self.dataset_version) if part
         )
 
     def _resolve_image(self, args: TrainingPoolArgs) -> pulumi.Output[str]:
@@ -561,7 +586,8 @@ class TrainingPool(pulumi.ComponentResource):
             else None,
             batch_host=args.scheduler == "batch",
             # The trainer in a standing pool's container writes checkpoints with the
-            # instance role; Batch jobs get theirs from the ECS agent.
+            # instance role. Batch jobs get their job role from the ECS agent, and reach
+            # the instance role too (host networking): it holds only what a job may have.
             container_metadata_access=args.scheduler == "asg",
         )
 

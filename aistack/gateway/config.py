@@ -48,6 +48,19 @@ class GatewayConfig(AistackModel):
         "127.0.0.1:8000",
         description="host:port of the model server (vLLM, Triton) this gateway fronts.",
     )
+    tls_certificate: str | None = Field(
+        None,
+        description="PEM certificate file: the gateway then listens with TLS (1.2 and 1.3) "
+        "on listen_port. Set with tls_certificate_key. A load balancer in front that does "
+        "not validate target certificates (AWS ALB) takes a self-signed one made on the "
+        "node at boot. None: plain HTTP.",
+    )
+    tls_certificate_key: str | None = Field(
+        None,
+        # Checked even when left out, so a certificate without its key is refused.
+        validate_default=True,
+        description="PEM private key file of tls_certificate; set with it.",
+    )
 
     # --- S3: per-client rate limit and the concurrency cap ----------------------------
     rate_limit_per_second: int = Field(
@@ -256,6 +269,28 @@ class GatewayConfig(AistackModel):
         if value == info.data.get("health_path"):
             raise ValueError(
                 "status_path equals health_path. Fix: give the status page its own path."
+            )
+        return value
+
+    @field_validator("tls_certificate", "tls_certificate_key")
+    @classmethod
+    def _absolute_file(cls, value: str | None) -> str | None:
+        if value is not None and (
+            not _FS_PATH.fullmatch(value) or "/../" in value or value.endswith("/")
+        ):
+            raise ValueError(
+                f"{value!r} is not an absolute file path nginx can use. Fix: use an "
+                "absolute path of letters, digits and '._/@+-'."
+            )
+        return value
+
+    @field_validator("tls_certificate_key")
+    @classmethod
+    def _key_with_certificate(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if (value is None) != (info.data.get("tls_certificate") is None):
+            raise ValueError(
+                "tls_certificate and tls_certificate_key go together. Fix: set both, or "
+                "neither for plain HTTP."
             )
         return value
 

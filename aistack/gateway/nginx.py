@@ -66,7 +66,9 @@ def required_directories(config: GatewayConfig | Mapping[str, Any]) -> list[str]
     dirs = [config.run_dir, config.temp_dir, config.cache_dir.rsplit("/", 1)[0] or "/"]
     if config.log_dir:
         dirs.append(config.log_dir)
-    return list(dict.fromkeys(d for d in dirs if d != "/"))
+    if config.tls_certificate and config.tls_certificate_key:
+        dirs += [p.rsplit("/", 1)[0] for p in (config.tls_certificate, config.tls_certificate_key)]
+    return list(dict.fromkeys(d for d in dirs if d and d != "/"))
 
 
 def _greater_than(limit: int) -> str:
@@ -253,11 +255,18 @@ def render_nginx_conf(config: GatewayConfig | Mapping[str, Any]) -> str:
     lines += [
         "",
         "    server {",
-        f"        listen {c.listen_address}:{c.listen_port};",
+        f"        listen {c.listen_address}:{c.listen_port}{' ssl' if c.tls_certificate else ''};",
         "        server_name _;",
         f"        client_max_body_size {c.max_body_kb}k;",
         f"        client_body_buffer_size {cacheable_kb}k;",
     ]
+    if c.tls_certificate:
+        lines += [
+            "        # TLS from the load balancer to this node (checkov CKV_AWS_378).",
+            f"        ssl_certificate {c.tls_certificate};",
+            f"        ssl_certificate_key {c.tls_certificate_key};",
+            "        ssl_protocols TLSv1.2 TLSv1.3;",
+        ]
     if c.cache_enabled:
         lines += [
             "        # Cacheable bodies stay in memory, in one buffer, so that $request_body",

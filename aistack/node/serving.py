@@ -197,6 +197,8 @@ def environment(spec: ServingNode) -> dict[str, str]:
             if d != gateway.cache_dir.rsplit("/", 1)[0]
         ),
         "AISTACK_GATEWAY_CACHE_DIR": gateway.cache_dir,
+        "AISTACK_GATEWAY_TLS_CERT": gateway.tls_certificate or "",
+        "AISTACK_GATEWAY_TLS_KEY": gateway.tls_certificate_key or "",
         "AISTACK_GATEWAY_CACHE_MB": str(cache_mb),
         "AISTACK_LOG_GROUP": spec.log_group,
         "AISTACK_CLOUDWATCH_CONFIG": f"{INSTALL_DIR}/cloudwatch-agent.json",

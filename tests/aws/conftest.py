@@ -33,3 +33,20 @@ def run_in_us_east_1(program, **config):
 def run():
     """Run a program on the simulated cloud in us-east-1."""
     return run_in_us_east_1
+
+
+@pytest.fixture
+def china_partition(monkeypatch):
+    # What GetPartition answers in the China regions (AWS General Reference, "Amazon
+    # Resource Names": partition aws-cn; service endpoints end in amazonaws.com.cn).
+    from aistack.engine.cloud import SimulatedCloud
+
+    def answer(self, args, provider):
+        return {
+            "partition": "aws-cn",
+            "dnsSuffix": "amazonaws.com.cn",
+            "reverseDnsPrefix": "cn.com.amazonaws",
+            "id": "aws-cn",
+        }
+
+    monkeypatch.setattr(SimulatedCloud, "_aws_partition", answer)

@@ -364,13 +364,19 @@ def test_user_data_runs_the_pinned_runtime_image_on_loopback_with_the_model_read
 
 def test_user_data_carries_the_rendered_gateway_config_behind_the_load_balancer(graph):
     conf = serving.unpack_user_data(user_data(graph))["nginx.conf"]
+    # GOVERNANCE's data is confidential: the load balancer reaches the gateway over TLS.
     expected = serving.serving_nginx_conf(
-        GatewayConfig(listen_port=8080),
+        GatewayConfig(
+            listen_port=8080,
+            tls_certificate="/etc/aistack/gateway-tls/cert.pem",
+            tls_certificate_key="/etc/aistack/gateway-tls/key.pem",
+        ),
         request_logging="metadata",
         trusted_proxies=("10.40.192.0/22", "10.40.196.0/22", "10.40.200.0/22"),
     )
     assert conf == serving.strip_comments(expected)
-    assert "listen 0.0.0.0:8080;" in conf
+    assert "listen 0.0.0.0:8080 ssl;" in conf
+    assert "ssl_certificate /etc/aistack/gateway-tls/cert.pem;" in conf
     assert "proxy_cache aistack_cache;" in conf
     alb_subnets = {
         s.inputs["cidrBlock"] for s in graph.of_type("aws:ec2/subnet:Subnet")
@@ -383,6 +389,10 @@ def test_target_group_checks_the_gateway_health_path_on_the_gateway_port(graph):
     for target_group in graph.of_type(TARGET_GROUP):
         assert target_group.inputs["port"] == 8080
         assert target_group.inputs["healthCheck"]["path"] == "/healthz"
+        # Confidential data (GOVERNANCE): TLS from the load balancer to the node as well
+        # (checkov CKV_AWS_378), health checks included.
+        assert target_group.inputs["protocol"] == "HTTPS"
+        assert target_group.inputs["healthCheck"]["protocol"] == "HTTPS"
         assert target_group.inputs["loadBalancingAlgorithmType"] == "least_outstanding_requests"
 
 
@@ -529,6 +539,10 @@ def test_without_a_certificate_an_internal_load_balancer_forwards_plain_http():
     listener = one(graph, LISTENER)
     assert (listener.inputs["port"], listener.inputs["protocol"]) == (80, "HTTP")
     assert listener.inputs["defaultActions"][0]["type"] == "forward"
+    # Internal data asks for no TLS inside the VPC: the targets speak plain HTTP too.
+    assert {tg.inputs["protocol"] for tg in graph.of_type(TARGET_GROUP)} == {"HTTP"}
+    conf = serving.unpack_user_data(user_data(graph))["nginx.conf"]
+    assert "listen 0.0.0.0:8080;" in conf and "ssl_certificate" not in conf
 
 
 @pytest.mark.parametrize("classification", ["confidential", "restricted"])
@@ -999,7 +1013,7 @@ esac
     "mountpoint": "exit 1", "amazon-cloudwatch-agent-ctl": "",
 }  # fmt: skip
 SAFE_TOOLS = ("bash", "cat", "mkdir", "rm", "mv", "ln", "grep", "sed", "dirname", "sleep",
-              "env", "tr", "head", "date", "find")  # fmt: skip
+              "env", "tr", "head", "date", "find", "openssl")  # fmt: skip
 
 
 @pytest.fixture
@@ -1031,6 +1045,8 @@ def node(tmp_path, graph):
         AISTACK_GATEWAY_DIRS=str(tmp_path / "gw"),
         AISTACK_GATEWAY_CACHE_DIR=str(tmp_path / "gw-cache"),
         AISTACK_GATEWAY_CONF=str(home / "nginx.conf"),
+        AISTACK_GATEWAY_TLS_CERT=str(tmp_path / "gw-tls" / "cert.pem"),
+        AISTACK_GATEWAY_TLS_KEY=str(tmp_path / "gw-tls" / "key.pem"),
         AISTACK_CLOUDWATCH_CONFIG=str(home / "cloudwatch-agent.json"),
         AISTACK_MODEL_LOAD_TIMEOUT_SECONDS="60",
         AISTACK_SYNC_RETRY_SECONDS="0",
@@ -1064,7 +1080,7 @@ def test_boot_serves_then_lets_the_node_join_its_target_group(node):
         first("aws s3 sync")
         < first(f"docker pull --quiet {IMAGE}")
         < first("systemctl enable --now aistack-model.service")
-        < first("curl -fsS --max-time 5 -o /dev/null http://127.0.0.1:8000/health")
+        < first("curl -fsSk --max-time 5 -o /dev/null http://127.0.0.1:8000/health")
         < first("nginx -t -q -c")
         < first("systemctl enable --now aistack-gateway.service")
         < first("systemctl enable --now aistack-watch.service")
@@ -1079,6 +1095,19 @@ def test_boot_serves_then_lets_the_node_join_its_target_group(node):
     assert "serve.sh model" in unit and "Restart=always" in unit
     assert any(c.startswith("aws ecr get-login-password --region us-east-1") for c in calls)
     assert any(c.startswith("mount -t tmpfs -o size=1142m,mode=0700") for c in calls)
+
+
+def test_a_confidential_tier_node_makes_its_tls_certificate_and_is_checked_over_https(node):
+    # The load balancer's HTTPS health checks reach a gateway listening with TLS; the node
+    # makes a self-signed certificate at boot (real openssl), which the load balancer
+    # accepts because it does not validate target certificates (ELB user guide, "Target
+    # groups for your Application Load Balancers", routing configuration).
+    result, calls = node.boot()
+    assert result.returncode == 0, result.stderr
+    cert = (node.root / "gw-tls" / "cert.pem").read_text()
+    assert cert.startswith("-----BEGIN CERTIFICATE-----")
+    assert (node.root / "gw-tls" / "key.pem").stat().st_mode & 0o077 == 0
+    assert any(c.endswith("https://127.0.0.1:8080/healthz") and " -fsSk " in c for c in calls)
 
 
 def test_a_boot_that_cannot_copy_the_model_abandons_the_node(node):

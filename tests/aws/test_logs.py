@@ -3,7 +3,6 @@
 import json
 
 import pulumi
-import pytest
 
 from aistack import engine
 from aistack.aws._logs import encrypted_log_group
@@ -44,23 +43,6 @@ def test_the_commercial_partition_gets_aws_arns_and_the_amazonaws_com_principal(
     assert logs["Condition"]["ArnLike"] == {
         "kms:EncryptionContext:aws:logs:arn": "arn:aws:logs:us-east-1:123456789012:log-group:*"
     }
-
-
-@pytest.fixture
-def china_partition(monkeypatch):
-    # What GetPartition answers in the China regions (AWS General Reference, "Amazon
-    # Resource Names": partition aws-cn; service endpoints end in amazonaws.com.cn).
-    from aistack.engine.cloud import SimulatedCloud
-
-    def answer(self, args, provider):
-        return {
-            "partition": "aws-cn",
-            "dnsSuffix": "amazonaws.com.cn",
-            "reverseDnsPrefix": "cn.com.amazonaws",
-            "id": "aws-cn",
-        }
-
-    monkeypatch.setattr(SimulatedCloud, "_aws_partition", answer)
 
 
 def test_the_china_partition_gets_aws_cn_arns_and_its_service_domain(china_partition):

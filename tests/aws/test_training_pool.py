@@ -194,16 +194,56 @@ def test_gpu_starvation_alarm_watches_pool_gpu_utilisation(batch_graph):
     assert alarm.inputs["evaluationPeriods"] * alarm.inputs["period"] == 30 * 60
 
 
-def test_pool_reads_the_dataset_and_writes_checkpoints_only(batch_graph):
-    read = json.loads(batch_graph.named("data-read-train-pool").inputs["policy"])
-    write = json.loads(batch_graph.named("ckpt-write-train-pool").inputs["policy"])
+def _grant(graph, name):
+    policy = json.loads(graph.named(name).inputs["policy"])
+    return next(s for s in policy["Statement"] if s["Sid"] == "Objects")
+
+
+def _s3_writes_of(graph, role_name):
+    """Every S3 write action the role's inline policies allow."""
+    role_id = graph.named(role_name).outputs["id"]
+    found = set()
+    for policy in graph.of_type("aws:iam/rolePolicy:RolePolicy"):
+        if policy.inputs["role"] != role_id:
+            continue
+        for statement in json.loads(policy.inputs["policy"])["Statement"]:
+            actions = statement["Action"]
+            for action in [actions] if isinstance(actions, str) else actions:
+                if action.startswith("s3:") and not action.startswith(("s3:Get", "s3:List")):
+                    found.add(action)
+    return found
+
+
+def test_batch_jobs_read_the_dataset_and_write_checkpoints_with_the_job_role(batch_graph):
     data_arn = batch_graph.named("data-bucket").outputs["arn"]
     ckpt_arn = batch_graph.named("ckpt-bucket").outputs["arn"]
-    read_objects = next(s for s in read["Statement"] if s["Sid"] == "Objects")
-    write_objects = next(s for s in write["Statement"] if s["Sid"] == "Objects")
-    assert read_objects["Resource"] == f"{data_arn}/*"
-    assert "s3:PutObject" not in read_objects["Action"]
-    assert write_objects["Resource"] == f"{ckpt_arn}/runs/*"
+    read, write = (
+        _grant(batch_graph, "data-read-train-job"),
+        _grant(batch_graph, "ckpt-write-train-job"),
+    )
+    assert read["Resource"] == f"{data_arn}/*"
+    assert "s3:PutObject" not in read["Action"]
+    assert write["Resource"] == f"{ckpt_arn}/runs/*"
+    assert _s3_writes_of(batch_graph, "id-training-job") >= {"s3:PutObject"}
+
+
+def test_a_batch_instance_role_reads_the_pinned_dataset_version_only_and_writes_nothing(
+    batch_graph,
+):
+    # Batch runs ECS jobs in host networking (Batch user guide, "Networking modes for AWS
+    # Batch jobs": ECS-EC2 simple job, host), so every job reaches the instance role through
+    # the metadata service whatever the hop limit. It keeps only the boot-time sync's read.
+    data_arn = batch_graph.named("data-bucket").outputs["arn"]
+    assert _grant(batch_graph, "data-read-train-pool")["Resource"] == f"{data_arn}/v3/*"
+    assert _s3_writes_of(batch_graph, "id-training") == set()
+    assert [r for r in batch_graph.resources if r.name == "ckpt-write-train-pool"] == []
+
+
+def test_a_standing_pool_node_reads_and_writes_with_the_instance_role(asg_graph):
+    data_arn = asg_graph.named("data-bucket").outputs["arn"]
+    ckpt_arn = asg_graph.named("ckpt-bucket").outputs["arn"]
+    assert _grant(asg_graph, "data-read-train-pool")["Resource"] == f"{data_arn}/*"
+    assert _grant(asg_graph, "ckpt-write-train-pool")["Resource"] == f"{ckpt_arn}/runs/*"
 
 
 def test_job_queue_carries_the_stack_tag_the_kill_switch_needs(batch_graph):
@@ -259,12 +299,12 @@ def test_an_asg_node_that_shuts_itself_down_is_terminated_not_stopped(asg_graph)
     assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 2
 
 
-def test_batch_hosts_keep_the_metadata_service_to_the_host(batch_graph):
-    # Batch job containers get their job role's credentials from the ECS agent at
-    # 169.254.170.2 (ECS developer guide, "Amazon ECS task IAM role":
-    # AWS_CONTAINER_CREDENTIALS_RELATIVE_URI), not from IMDS; one hop keeps IMDS (and the
-    # instance role) to the host's own processes for bridge-networked containers
-    # (checkov CKV_AWS_341). Batch owns the instance's life: no shutdown behaviour set.
+def test_batch_hosts_keep_one_metadata_hop_which_does_not_isolate_batch_jobs(batch_graph):
+    # One hop keeps the metadata service from bridge-networked containers (checkov
+    # CKV_AWS_341). It is no isolation for Batch jobs, which share the host's network
+    # namespace (Batch user guide, "Networking modes for AWS Batch jobs"); that is why the
+    # instance role holds no write (test above). Batch owns the instance's life: no
+    # shutdown behaviour set.
     template = _one(batch_graph, "aws:ec2/launchTemplate:LaunchTemplate")
     assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
     assert "instanceInitiatedShutdownBehavior" not in template.inputs

@@ -147,6 +147,10 @@ def test_pool_wired_by_ids_registers_the_python_pools_resources(provider, schedu
     for python_name, package_name in GRANTS.items():
         if scheduler == "asg" and "job" in python_name:
             continue
+        # A Batch host's instance role writes no checkpoints: jobs reach it (host networking).
+        if scheduler == "batch" and python_name == "ckpt-write-train-pool":
+            assert not [r for r in via_provider if r.name == package_name]
+            continue
         ours, theirs = via_provider.named(package_name), via_python.named(python_name)
         assert ours.parent == train.urn
         assert ours.inputs["role"] == theirs.inputs["role"]
@@ -203,7 +207,7 @@ def test_alarm_topic_wires_as_an_output(provider):
             {
                 "governance": GOVERNANCE,
                 "region": "us-east-1",
-                "monthlyLimitUsd": 500,
+                "monthlyLimit": 500,
                 "alertEmails": ["ml-team@example.com"],
             },
         )

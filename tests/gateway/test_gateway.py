@@ -597,3 +597,63 @@ def test_both_versions_down_answers_503(
     status, headers, raw = gateway.post(COMPLETIONS, {"prompt": "x"})
     assert status == 503 and headers["retry-after"] == "10"
     assert _json(raw)["error"]["message"] == "model unavailable"
+
+
+def test_the_tls_listener_passes_nginx_and_answers_health_over_https(
+    nginx: str, tmp_path: Any
+) -> None:
+    # The hop from an AWS ALB to a node whose data is confidential is TLS (checkov
+    # CKV_AWS_378). The ALB does not validate target certificates, so the node makes a
+    # self-signed one at boot, with the openssl command aistack/aws/serving/serve.sh runs.
+    import shutil
+    import ssl
+    import subprocess
+
+    openssl = shutil.which("openssl")
+    assert openssl, "openssl is needed to make the test certificate"
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "825",
+         "-subj", "/CN=aistack-gateway", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    gateway = LocalGateway(tls_certificate=str(cert), tls_certificate_key=str(key))
+    try:
+        checked = gateway.check()
+        assert checked.returncode == 0, checked.stderr
+        conf = gateway.conf_path.read_text()
+        assert f"listen 127.0.0.1:{gateway.port} ssl;" in conf
+        process = subprocess.Popen(
+            gateway.command("-g", "daemon off;"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            context = ssl.create_default_context()
+            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+            deadline = time.monotonic() + 10
+            while True:
+                connection = http.client.HTTPSConnection(
+                    "127.0.0.1", gateway.port, timeout=2, context=context
+                )
+                try:
+                    connection.request("GET", gateway.config.health_path)
+                    response = connection.getresponse()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+                finally:
+                    peer = (
+                        connection.sock.getpeercert(binary_form=True) if connection.sock else None
+                    )
+            assert response.status == 200
+            assert peer == ssl.PEM_cert_to_DER_cert(cert.read_text())
+            # Plain HTTP on the TLS port is refused by nginx (400), not served.
+            assert gateway.request("GET", gateway.config.health_path)[0] == 400
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+    finally:
+        gateway.stop()

@@ -39,7 +39,14 @@ from aistack.aws._node import gpu_launch_template
 from aistack.aws.inference import front, monitoring
 from aistack.aws.inference import node as serving
 from aistack.aws.inference.args import DEFAULT_LOG_RETENTION_DAYS, InferenceTierArgs
-from aistack.aws.inference.planning import WORKLOAD, VersionPlan, plan_tier
+from aistack.aws.inference.planning import (
+    ENCRYPT_IN_TRANSIT,
+    TLS_CERTIFICATE,
+    TLS_KEY,
+    WORKLOAD,
+    VersionPlan,
+    plan_tier,
+)
 from aistack.contracts.aws import (
     APPROVED_BY_TAG,
     FALLBACK_TAG,
@@ -177,6 +184,16 @@ class InferenceTier(pulumi.ComponentResource):
         self._name = name
         self.alarm_topic_arn = alarm_topic_arn or args.alarm_topic_arn
         self.versions = versions
+        # Confidential or restricted data is encrypted on the hop from the load balancer
+        # to the node as well (checkov CKV_AWS_378): HTTPS target groups and health checks,
+        # the gateway listening with TLS on a certificate the node makes at boot.
+        self.target_protocol = (
+            "HTTPS" if args.governance.data_classification in ENCRYPT_IN_TRANSIT else "HTTP"
+        )
+        if self.target_protocol == "HTTPS":
+            gateway = gateway.model_copy(
+                update={"tls_certificate": TLS_CERTIFICATE, "tls_certificate_key": TLS_KEY}
+            )
         self.gateway = gateway
         self.metrics_namespace = f"aistack/{stack_id()}/{name}"
         self._tag_tier()
@@ -391,7 +408,7 @@ class InferenceTier(pulumi.ComponentResource):
             f"{name}-tg",
             name_prefix=front.lb_name_prefix(self._name),
             port=gateway.listen_port,
-            protocol="HTTP",
+            protocol=self.target_protocol,
             target_type="instance",
             vpc_id=network.vpc_id,
             # Generations differ in length by orders of magnitude: send each request to
@@ -403,7 +420,7 @@ class InferenceTier(pulumi.ComponentResource):
                 enabled=True,
                 path=gateway.health_path,
                 port="traffic-port",
-                protocol="HTTP",
+                protocol=self.target_protocol,
                 matcher="200",
                 interval=15,
                 timeout=5,

@@ -313,6 +313,7 @@ def _waf_logging(
     account = aws.get_caller_identity_output(
         opts=pulumi.InvokeOutputOptions(parent=tier)
     ).account_id
+    partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=tier)).partition
     # Written here, for this one group, so AWS does not widen an account-wide policy
     # on its own when logging is switched on.
     log_delivery = aws.cloudwatch.LogResourcePolicy(
@@ -328,8 +329,8 @@ def _waf_logging(
                 "Condition": {
                     "StringEquals": {"aws:SourceAccount": account},
                     "ArnLike": {
-                        "aws:SourceArn": pulumi.Output.concat(
-                            "arn:aws:logs:", args.region, ":", account, ":*"
+                        "aws:SourceArn": pulumi.Output.format(
+                            "arn:{0}:logs:{1}:{2}:*", partition, args.region, account
                         )
                     },
                 },

@@ -27,11 +27,22 @@ from aistack.gateway import GatewayConfig
 if TYPE_CHECKING:
     from aistack.aws.dataset_bucket import DatasetBucket
 
-__all__ = ["WORKLOAD", "VersionPlan", "plan_tier"]
+__all__ = [
+    "ENCRYPT_IN_TRANSIT",
+    "TLS_CERTIFICATE",
+    "TLS_KEY",
+    "WORKLOAD",
+    "VersionPlan",
+    "plan_tier",
+]
 
 WORKLOAD = "inference"
 #: Classifications whose traffic is encrypted in transit, also inside the VPC.
-_ENCRYPT_IN_TRANSIT = frozenset({"confidential", "restricted"})
+ENCRYPT_IN_TRANSIT = frozenset({"confidential", "restricted"})
+#: Where the serving node keeps the gateway's self-signed certificate and key (serve.sh
+#: makes them at boot) when the load balancer reaches it over HTTPS.
+TLS_CERTIFICATE = "/etc/aistack/gateway-tls/cert.pem"
+TLS_KEY = "/etc/aistack/gateway-tls/key.pem"
 _CERTIFICATE = re.compile(
     r"^arn:aws[a-z-]*:(?:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[A-Za-z0-9-]+"
     r"|iam::\d{12}:server-certificate/\S+)$"
@@ -98,7 +109,7 @@ def plan_tier(
             "allowPlaintextHttp: true.",
         )
     elif (
-        args.governance.data_classification in _ENCRYPT_IN_TRANSIT
+        args.governance.data_classification in ENCRYPT_IN_TRANSIT
         and not args.certificate_arn
         and not args.allow_plaintext_http
     ):

@@ -48,6 +48,8 @@ def flow_logs(
     account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=network))
     partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=network))
     account_id, arn_partition = account.account_id, partition.partition
+    # The service domain differs by partition too (amazonaws.com.cn in aws-cn).
+    logs_principal = pulumi.Output.format("logs.{0}.{1}", region, partition.dns_suffix)
 
     def arn(service: str, resource: str, *, regional: bool = True) -> pulumi.Output[str]:
         where = region if regional else ""
@@ -73,7 +75,7 @@ def flow_logs(
         {
             "Sid": "CloudWatchLogsUseForFlowLogGroup",
             "Effect": "Allow",
-            "Principal": {"Service": f"logs.{region}.amazonaws.com"},
+            "Principal": {"Service": logs_principal},
             "Action": [
                 "kms:Encrypt",
                 "kms:Decrypt",

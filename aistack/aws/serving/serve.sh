@@ -36,6 +36,9 @@
 #   AISTACK_GATEWAY_DIRS              directories nginx needs, space-separated
 #   AISTACK_GATEWAY_CACHE_DIR         the response cache, mounted as tmpfs
 #   AISTACK_GATEWAY_CACHE_MB          size of that tmpfs; 0 when the cache is off
+#   AISTACK_GATEWAY_TLS_CERT, AISTACK_GATEWAY_TLS_KEY  the gateway's certificate and key
+#                                     (PEM) when it listens with TLS; made self-signed at
+#                                     boot when missing. Empty: plain HTTP
 #   AISTACK_LOG_GROUP                 log group of the tier; empty: no log shipping
 #   AISTACK_CLOUDWATCH_CONFIG         where the agent config is
 #                                         (default: cloudwatch-agent.json next to serve.sh)
@@ -53,7 +56,8 @@
 #     and the rest of lib.sh.
 # Files next to serve.sh: lib.sh, nvme-cache.sh, dataset-sync.sh, runtime.args (docker run
 # arguments of the model server, one per line), cloudwatch-agent.json.
-# Commands: aws, docker, curl, systemctl, mount, mountpoint, nginx (host gateway).
+# Commands: aws, docker, curl, systemctl, mount, mountpoint, nginx (host gateway),
+# openssl (TLS gateway).
 
 set -euo pipefail
 export AISTACK_ENV_FILE=${AISTACK_ENV_FILE:-/etc/aistack/serving.env}
@@ -75,7 +79,9 @@ runtime_url() {
 }
 
 gateway_url() {
-  printf 'http://127.0.0.1:%s%s' "$AISTACK_GATEWAY_PORT" "$AISTACK_GATEWAY_HEALTH_PATH"
+  local scheme=http
+  [[ -z ${AISTACK_GATEWAY_TLS_CERT:-} ]] || scheme=https
+  printf '%s://127.0.0.1:%s%s' "$scheme" "$AISTACK_GATEWAY_PORT" "$AISTACK_GATEWAY_HEALTH_PATH"
 }
 
 instance_id() {
@@ -91,7 +97,8 @@ instance_id() {
 
 # answers URL: the URL answers 2xx right now.
 answers() {
-  curl -fsS --max-time 5 -o /dev/null "$1" 2>/dev/null
+  # -k: on loopback the gateway's own self-signed certificate is expected.
+  curl -fsSk --max-time 5 -o /dev/null "$1" 2>/dev/null
 }
 
 # wait_until_answers URL SECONDS WHAT
@@ -204,6 +211,26 @@ ensure_host_nginx() {
   systemctl disable --now nginx.service >/dev/null 2>&1 || true
 }
 
+# gateway_certificate: a self-signed certificate for the TLS hop from the load balancer.
+# An Application Load Balancer does not validate its targets' certificates, so a
+# self-signed one serves (ELB user guide, "Target groups for your Application Load
+# Balancers", routing configuration: docs.aws.amazon.com/elasticloadbalancing/latest/
+# application/load-balancer-target-groups.html). Made once per node; the key, readable
+# by root only, never leaves it.
+gateway_certificate() {
+  local cert=${AISTACK_GATEWAY_TLS_CERT:-} key=${AISTACK_GATEWAY_TLS_KEY:-}
+  [[ -n $cert ]] || return 0
+  [[ -n $key ]] || die "AISTACK_GATEWAY_TLS_CERT is set without AISTACK_GATEWAY_TLS_KEY"
+  [[ -s $cert && -s $key ]] && return 0
+  command -v openssl >/dev/null 2>&1 ||
+    die "openssl is missing: the gateway cannot make its TLS certificate"
+  mkdir -p "$(dirname "$cert")" "$(dirname "$key")"
+  (umask 077 && openssl req -x509 -newkey rsa:2048 -nodes -days 825 -subj "/CN=${HOSTNAME:-aistack-gateway}" \
+    -keyout "$key" -out "$cert" 2>/dev/null) ||
+    die "openssl could not make the gateway's certificate"
+  log "made the gateway's self-signed TLS certificate $cert"
+}
+
 prepare_gateway() {
   local dir
   for dir in $AISTACK_GATEWAY_DIRS; do
@@ -215,6 +242,7 @@ prepare_gateway() {
     mount -t tmpfs -o "size=${AISTACK_GATEWAY_CACHE_MB}m,mode=0700,noexec,nosuid,nodev" \
       tmpfs "$AISTACK_GATEWAY_CACHE_DIR"
   fi
+  gateway_certificate
   if [[ -n ${AISTACK_GATEWAY_IMAGE:-} ]]; then
     pull "$AISTACK_GATEWAY_IMAGE"
   else

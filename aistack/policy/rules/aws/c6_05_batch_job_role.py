@@ -1,12 +1,20 @@
-"""AIS-C6-05: AWS Batch jobs run as their own role, never with the instance's credentials.
+"""AIS-C6-05: AWS Batch jobs run as their own role, and the instance role holds nothing a job
+may not have.
 
 A Batch job definition must name a job role (`jobRoleArn`) that only ecs-tasks.amazonaws.com
 may assume and that is not the compute environment's instance role: the instance role holds
 AmazonEC2ContainerServiceforEC2Role and AmazonSSMManagedInstanceCore (every ECR repository,
-every SSM parameter), which user training code must not. A job without a job role gets the
-instance role's credentials from the metadata service. The launch template of a Batch
-compute environment must also set the metadata response hop limit to 1: job containers get
-their role from the ECS agent (169.254.170.2), so only the host needs the metadata service.
+every SSM parameter), which user training code must not be handed as its identity.
+
+The metadata hop limit is deliberately not judged here, and never reported as isolation:
+AWS Batch runs ECS jobs on EC2 in `host` network mode (Batch user guide, "Networking modes
+for AWS Batch jobs": "ECS-EC2 simple job | host"; aws/containers-roadmap#2332 asks for a
+choice), where a job's request to 169.254.169.254 takes no extra hop, so every job can read
+the instance role whatever the limit. What the rule can judge is what that exposure gives:
+an instance role of a Batch compute environment that may write or delete in S3 hands every
+job (and every dependency it runs) the write, bypassing the job role. Data writes belong to
+the job role (aws.TrainingPool: the host flushes checkpoints with a running job's
+credentials, the instance role keeps the read of the pinned dataset version).
 """
 
 from __future__ import annotations
@@ -17,13 +25,15 @@ from typing import Any
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
 from aistack.queries import as_list
-from aistack.queries.aws_iam import statements
-from aistack.queries.aws_training import COMPUTE_ENVIRONMENT, LAUNCH_TEMPLATE, container
+from aistack.queries.aws_iam import ROLE, statements
+from aistack.queries.aws_training import COMPUTE_ENVIRONMENT, container
 
-ROLE = "aws:iam/role:Role"
 INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 JOB_DEFINITION = "aws:batch/jobDefinition:JobDefinition"
+ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
 ECS_TASKS = "ecs-tasks.amazonaws.com"
+#: S3 actions that only read; every other s3: action (Put, Delete, Restore, ...) changes data.
+S3_READ_PREFIXES = ("s3:Get", "s3:List", "s3:Describe")
 
 
 def _principals(role: Resource) -> set[str]:
@@ -38,44 +48,45 @@ def _principals(role: Resource) -> set[str]:
     return found
 
 
-def _instance_role_names(graph: StackGraph) -> set[str]:
-    """Names of the roles behind the instance profiles Batch compute environments use."""
+def _instance_role_names(graph: StackGraph) -> dict[str, str]:
+    """Compute environment name -> the role behind its instance profile."""
     profiles = {
         str(p.outputs.get("arn")): str(p.inputs.get("role"))
         for p in graph.of_type(INSTANCE_PROFILE)
     }
-    return {
-        profiles.get(str((ce.inputs.get("computeResources") or {}).get("instanceRole")), "")
-        for ce in graph.of_type(COMPUTE_ENVIRONMENT)
-    } - {""}
+    found = {}
+    for ce in graph.of_type(COMPUTE_ENVIRONMENT):
+        profile = str((ce.inputs.get("computeResources") or {}).get("instanceRole"))
+        if profile in profiles:
+            found[ce.name] = profiles[profile]
+    return found
 
 
-def _batch_templates(graph: StackGraph) -> list[Resource]:
-    ids = {
-        str(
-            ((ce.inputs.get("computeResources") or {}).get("launchTemplate") or {}).get(
-                "launchTemplateId"
-            )
-        )
-        for ce in graph.of_type(COMPUTE_ENVIRONMENT)
-    }
-    return [t for t in graph.of_type(LAUNCH_TEMPLATE) if str(t.id) in ids]
+def _s3_changes(graph: StackGraph, role_name: str) -> set[str]:
+    """The S3 actions beyond reading that the role's inline policies allow."""
+    documents = [
+        p.inputs.get("policy")
+        for p in graph.of_type(ROLE_POLICY)
+        if str(p.inputs.get("role")) == role_name
+    ]
+    for role in graph.of_type(ROLE):
+        if role_name in (str(role.outputs.get("name")), str(role.outputs.get("id"))):
+            documents += [p.get("policy") for p in role.inputs.get("inlinePolicies") or []]
+    found: set[str] = set()
+    for document in documents:
+        for statement in statements(document) or []:
+            if statement.get("Effect") != "Allow":
+                continue
+            for action in (str(a) for a in as_list(statement.get("Action"))):
+                if action in ("*", "s3:*") or (
+                    action.startswith("s3:") and not action.startswith(S3_READ_PREFIXES)
+                ):
+                    found.add(action)
+    return found
 
 
-@rule(
-    id="AIS-C6-05",
-    checklist=["C6"],
-    info="Batch jobs run as a job role trusted only by ecs-tasks, not the instance role; "
-    "Batch hosts keep the metadata service to themselves (hop limit 1).",
-    why="The instance role of a Batch host can pull every image and read every SSM "
-    "parameter; a job that holds it, or reaches it through the metadata service, turns "
-    "any training dependency into those rights.",
-    fix="Use aws.TrainingPool (job role 'training-job' from aws.WorkloadIdentity, hop limit 1 "
-    "on Batch hosts), or set jobRoleArn to a role only ecs-tasks.amazonaws.com may assume.",
-)
-def check(graph: StackGraph) -> Iterator[Verdict]:
+def _job_verdicts(graph: StackGraph, instance_roles: set[str]) -> Iterator[Verdict]:
     roles = {str(r.outputs.get("arn")): r for r in graph.of_type(ROLE)}
-    instance_roles = _instance_role_names(graph)
     for job in graph.of_type(JOB_DEFINITION):
         if not container(job):
             continue
@@ -90,9 +101,38 @@ def check(graph: StackGraph) -> Iterator[Verdict]:
             yield fail(job, f"the job role is also trusted by {others}.")
         else:
             yield ok(job, "runs as its own job role, trusted only by ecs-tasks.")
-    for template in _batch_templates(graph):
-        hops = (template.inputs.get("metadataOptions") or {}).get("httpPutResponseHopLimit")
-        if hops == 1:
-            yield ok(template, "the metadata service answers the host only (hop limit 1).")
+
+
+@rule(
+    id="AIS-C6-05",
+    checklist=["C6"],
+    info="Batch jobs run as a job role trusted only by ecs-tasks, not the instance role; the "
+    "instance role, which Batch jobs reach through the metadata service (host networking), "
+    "writes no data.",
+    why="Batch runs jobs in the host's network namespace, so the metadata hop limit does not "
+    "keep the instance role from job code: whatever that role may do, every job and every "
+    "training dependency may do too.",
+    fix="Use aws.TrainingPool (job role 'training-job' from aws.WorkloadIdentity; the job role "
+    "writes checkpoints), or set jobRoleArn to a role only ecs-tasks.amazonaws.com may assume "
+    "and move S3 writes off the compute environment's instance role.",
+)
+def check(graph: StackGraph) -> Iterator[Verdict]:
+    instance_roles = _instance_role_names(graph)
+    yield from _job_verdicts(graph, set(instance_roles.values()))
+    for environment in graph.of_type(COMPUTE_ENVIRONMENT):
+        role_name = instance_roles.get(environment.name)
+        if role_name is None:
+            continue
+        changes = _s3_changes(graph, role_name)
+        if changes:
+            yield fail(
+                environment,
+                f"instance role {role_name} may {', '.join(sorted(changes))}; Batch jobs run "
+                "in host networking and reach it through the metadata service.",
+            )
         else:
-            yield fail(template, f"metadata hop limit {hops or 'default'}: containers reach it.")
+            yield ok(
+                environment,
+                f"instance role {role_name} writes no S3 data; jobs that reach it through the "
+                "metadata service (host networking) gain no write.",
+            )

@@ -241,15 +241,19 @@ def test_c6_04_does_not_apply_to_service_roles(verdicts):
 # ---- AIS-C6-05 -------------------------------------------------------------------------------
 #
 # Platform facts: AmazonEC2ContainerServiceforEC2Role allows ECR pulls of every repository and
-# AmazonSSMManagedInstanceCore ssm:GetParameter(s) on "*" (AWS managed policy reference), and
-# containers "are not prevented from accessing the credentials that are supplied to the
-# container instance profile" (ECS developer guide, task IAM roles). A Batch job gets a role of
-# its own only through jobRoleArn, from the ECS agent at 169.254.170.2.
+# AmazonSSMManagedInstanceCore ssm:GetParameter(s) on "*" (AWS managed policy reference). A
+# Batch job gets a role of its own only through jobRoleArn, from the ECS agent at
+# 169.254.170.2; and AWS Batch runs ECS-EC2 jobs in `host` network mode (Batch user guide,
+# "Networking modes for AWS Batch jobs"), so a job reaches the metadata service, and the
+# instance role, whatever the hop limit: the rule judges what the instance role may do, and
+# never reports the hop limit as isolation.
 
 
-def test_c6_05_a_training_pool_job_runs_as_its_own_role_on_a_one_hop_host(verdicts):
+def test_c6_05_a_training_pool_job_runs_as_its_own_role_and_its_host_role_writes_nothing(
+    verdicts,
+):
     result = verdicts("AIS-C6-05", lambda: _platform(GOVERNANCE))
-    assert result == {"train-job": "compliant", "train-launch-template": "compliant"}
+    assert result == {"train-job": "compliant", "train-compute": "compliant"}
 
 
 def test_c6_05_a_job_role_the_instance_may_also_assume_violates(verdicts):
@@ -266,17 +270,38 @@ def test_c6_05_a_job_role_the_instance_may_also_assume_violates(verdicts):
         )
         _raw_batch_job(identity.role_arn("training-job"), hop_limit=1)
 
-    assert verdicts("AIS-C6-05", program) == {"raw-job": "non-compliant", "raw-lt": "compliant"}
+    assert verdicts("AIS-C6-05", program) == {"raw-job": "non-compliant"}
 
 
-def test_c6_05_a_job_without_a_role_and_a_two_hop_batch_host_violate(verdicts):
+def test_c6_05_a_job_without_a_role_violates_and_no_hop_limit_is_judged(verdicts):
     assert verdicts("AIS-C6-05", lambda: _raw_batch_job(None, hop_limit=2)) == {
         "raw-job": "non-compliant",
-        "raw-lt": "non-compliant",
     }
 
 
-def _raw_batch_job(job_role_arn, *, hop_limit):
+def test_c6_05_an_instance_role_that_writes_to_s3_violates_even_behind_one_hop(verdicts):
+    def program():
+        identity = _identity()
+        role = identity.role("training")
+        aws.iam.RolePolicy(
+            "host-writes",
+            role=role.id,
+            policy=_policy(
+                {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject"], "Resource": "*"}
+            ),
+        )
+        _raw_batch_job(
+            identity.role_arn("training-job"),
+            hop_limit=1,
+            instance_profile=identity.instance_profile("training").arn,
+        )
+
+    assert verdicts("AIS-C6-05", program) == {"raw-job": "compliant", "raw-ce": "non-compliant"}
+
+
+def _raw_batch_job(
+    job_role_arn, *, hop_limit, instance_profile="arn:aws:iam::123456789012:instance-profile/raw"
+):
     template = aws.ec2.LaunchTemplate(
         "raw-lt",
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
@@ -291,7 +316,7 @@ def _raw_batch_job(job_role_arn, *, hop_limit):
             max_vcpus=16,
             subnets=["subnet-1"],
             security_group_ids=["sg-1"],
-            instance_role="arn:aws:iam::123456789012:instance-profile/raw",
+            instance_role=instance_profile,
             instance_types=["g5.xlarge"],
             launch_template=aws.batch.ComputeEnvironmentComputeResourcesLaunchTemplateArgs(
                 launch_template_id=template.id
