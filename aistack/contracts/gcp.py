@@ -6,15 +6,19 @@ grants by it). No pulumi_gcp here.
 
 from __future__ import annotations
 
-import ast
 import functools
 from pathlib import Path
 
-__all__ = ["BUDGET_GUARD_SOURCE", "TIER_MARK", "budget_guard_permissions"]
+from aistack.contracts.kill_switch import source_constants
+
+__all__ = ["BUDGET_GUARD_SOURCE", "MAX_NODES_VARIABLE", "TIER_MARK", "budget_guard_permissions"]
 
 #: Where a subnet's or firewall rule's tier is written (compute networking takes no labels):
 #: gcp.Network starts their descriptions with it.
 TIER_MARK = "aistack-network-tier="
+#: The shell variable that carries a training pool's `maxNodes` in its run command:
+#: gcp.TrainingPool's submit_command sets and checks it, rule AIS-C5-11 reads it.
+MAX_NODES_VARIABLE = "AISTACK_MAX_NODES"
 
 
 #: The budget guard function's source directory (main.py + requirements.txt).
@@ -27,15 +31,5 @@ def budget_guard_permissions() -> dict[str, tuple[str, ...]]:
     function's own source, the one place they are written: parsed, not imported (the
     function is deployed alone and needs the google-cloud clients, which aistack does
     not)."""
-    source = (BUDGET_GUARD_SOURCE / "main.py").read_text()
-    for node in ast.parse(source).body:
-        target: ast.expr | None = None
-        value: ast.expr | None = None
-        if isinstance(node, ast.AnnAssign):
-            target, value = node.target, node.value
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        if isinstance(target, ast.Name) and target.id == "PERMISSIONS" and value is not None:
-            found = ast.literal_eval(value)
-            return {scope: tuple(perms) for scope, perms in found.items()}
-    raise RuntimeError(f"{BUDGET_GUARD_SOURCE / 'main.py'} no longer defines PERMISSIONS")
+    found = source_constants(BUDGET_GUARD_SOURCE / "main.py", ("PERMISSIONS",))["PERMISSIONS"]
+    return {scope: tuple(perms) for scope, perms in found.items()}

@@ -13,6 +13,12 @@ The Google Cloud counterpart of `aws.Notebook`, with its three promises:
   component grants it what a notebook needs: read on the team's dataset bucket and
   `roles/logging.logWriter`, nothing else.
 
+Reachable without an internet route: the network's notebook tier brings private DNS zones
+for the domains Workbench uses beyond googleapis.com (`notebooks.cloud.google.com`,
+`*.notebooks.googleusercontent.com`, `*.kernels.googleusercontent.com`, ...; gcp.Network
+`WORKBENCH_PRIVATE_DNS_DOMAINS`, from the Workbench docs' "Network configuration options"),
+answered with the private.googleapis.com addresses its firewall admits.
+
 Same region as the data (D2): the zone is one of the network's notebook zones, in the
 dataset bucket's region, offering the machine type (catalog, C2). The boot and data disks
 hold the users' work: CMEK-encrypted (a new key, or a shared one), and kept on `pulumi
@@ -401,7 +407,8 @@ class Notebook(pulumi.ComponentResource):
 
         deletion_policy = "DELETE" if args.allow_destroy_with_data else "PREVENT"
         # The network's notebook-tier account: its firewall rules admit exactly this account
-        # (Private Google Access egress), so the VM reaches Google APIs and the proxy.
+        # (Private Google Access egress), so the VM reaches Google APIs and the proxy, whose
+        # domains the notebook tier's private zones resolve to those addresses.
         self.service_account_email = network.service_account("notebook")
         member = pulumi.Output.concat("serviceAccount:", self.service_account_email)
 

@@ -43,6 +43,7 @@ from pydantic import Field, field_validator
 from aistack import catalog
 from aistack.config import AistackModel, Governance
 from aistack.contracts.capacity import CapacityNeed
+from aistack.contracts.gcp import MAX_NODES_VARIABLE
 from aistack.contracts.images import pinned_image
 from aistack.errors import Problems
 from aistack.gcp._base import (
@@ -735,7 +736,8 @@ class TrainingPool(pulumi.ComponentResource):
         return self.args.max_nodes * self.args.machine.gpu_count
 
     def submit_command(self) -> pulumi.Output[str]:
-        """The commands a user runs for one run: its manifest beside its checkpoints, then
+        """The commands a user runs for one run, in a subshell (a refusal ends it, not the
+        user's shell): the `maxNodes` check, the run's manifest beside its checkpoints, then
         one VM in the group carrying the manifest as per-instance metadata (a preempted VM
         comes back with the same name and metadata, so the run resumes as itself)."""
         args = self.args
@@ -746,7 +748,8 @@ class TrainingPool(pulumi.ComponentResource):
                 f'"dataset_version":"{self.dataset_version}","image":"{args.image}"}}'
             )
             return (
-                "RUN_ID=${RUN_ID:?set RUN_ID} SEED=${SEED:?set SEED} "
+                "(RUN_ID=${RUN_ID:?set RUN_ID} SEED=${SEED:?set SEED} && "
+                f"{self._cap_check()} && "
                 "COMMIT=$(git rev-parse HEAD) CONFIG=$(sha256sum config.yaml | cut -c1-12) && "
                 f'printf \'{manifest}\' "$RUN_ID" "$SEED" "$COMMIT" "$CONFIG" | '
                 f'gcloud storage cp - "{checkpoint_uri}/$RUN_ID/manifest.json" && '
@@ -754,10 +757,37 @@ class TrainingPool(pulumi.ComponentResource):
                 f'--region={args.region} --instance="{self.group_name}-$RUN_ID" '
                 '--stateful-metadata="aistack-run-id=$RUN_ID,aistack-seed=$SEED,'
                 "aistack-code-commit=$COMMIT,aistack-config-hash=$CONFIG,"
-                f'aistack-dataset-version={self.dataset_version}"'
+                f'aistack-dataset-version={self.dataset_version}")'
             )
 
         return self.checkpoint_uri.apply(command)
+
+    def _cap_check(self) -> str:
+        """POSIX shell that refuses a run the group has no room for: the group has no
+        autoscaler, and `create-instance` adds one VM to its target size (it creates a
+        per-instance config, which the group counts: hashicorp/terraform-provider-google
+        #20662), so `maxNodes` holds only if every submit reads the target size first. The
+        target size counts VMs being created and ones a preemption is recreating, not the
+        ones a watchdog deleted through the group (Compute API, InstanceGroupManager.
+        targetSize: "You can reduce this number by using the instanceGroupManager
+        deleteInstances or abandonInstances methods"). Not atomic: see the docs."""
+        args, group = self.args, self.group_name
+        raise_it = (
+            f"raise maxNodes of pool {self._name} in the stack's config (and the GPU quota "
+            "gcp.GpuQuota files for it), run pulumi up and use the new submit_command"
+        )
+        return (
+            f"{MAX_NODES_VARIABLE}={args.max_nodes} && "
+            f"SIZE=$(gcloud compute instance-groups managed describe {group} "
+            f"--region={args.region} --format='value(targetSize)') && "
+            'case "$SIZE" in ""|*[!0-9]*) '
+            f'echo "aistack: could not read the size of group {group} (got: $SIZE)." >&2; '
+            "exit 1;; esac && "
+            f'{{ [ "$SIZE" -lt "${MAX_NODES_VARIABLE}" ] || {{ '
+            f'echo "aistack: refused: group {group} already has $SIZE of at most '
+            f"${MAX_NODES_VARIABLE} VMs (maxNodes of training pool {self._name}). Wait "
+            f'for a run to end, or {raise_it}." >&2; exit 1; }}; }}'
+        )
 
     def quota_needs(self) -> list[CapacityNeed]:
         """The GPU quota the pool needs at its maximum (C1); its updates surge no VM."""

@@ -421,3 +421,37 @@ def test_gcp_refuses_a_second_active_proxy_only_subnet(run):
 
 def test_simulated_error_type_is_the_gcp_one():
     assert issubclass(SimulatedGcpError, Exception)
+
+
+def test_workbench_domains_get_zones_only_with_a_notebook_tier_and_once(run, governance):
+    """A network without a notebook tier (no gcp.Notebook can use it) gets no Workbench
+    zones; with one, each Workbench domain is one zone, also when extraPrivateDnsDomains
+    repeats it (two private zones of one name on one network would collide)."""
+
+    def dns_names(graph):
+        return sorted(
+            r.inputs["dnsName"]
+            for r in graph.resources
+            if r.type == "gcp:dns/managedZone:ManagedZone"
+        )
+
+    without = dns_names(run(_stack(governance)))
+    assert without == ["gcr.io.", "googleapis.com.", "pkg.dev."]
+    with_tier = dns_names(
+        run(
+            _stack(
+                governance, notebook=True, extraPrivateDnsDomains=["kernels.googleusercontent.com"]
+            )
+        )
+    )
+    assert with_tier == sorted(
+        [
+            "gcr.io.",
+            "googleapis.com.",
+            "pkg.dev.",
+            "notebooks.cloud.google.com.",
+            "notebooks.googleusercontent.com.",
+            "kernels.googleusercontent.com.",
+            "notebooks.byoid.googleusercontent.com.",
+        ]
+    )

@@ -312,3 +312,45 @@ def test_a_gpu_notebook_asks_gpu_quota_for_one_on_demand_vm(run, governance):
     )  # fmt: skip
     preferences = graph.of_type("gcp:cloudquota/sQuotaPreference:SQuotaPreference")
     assert any("L4" in str(p.inputs.get("quotaId")) for p in preferences)
+
+
+def test_the_stack_answers_workbenchs_domains_with_the_private_google_access_addresses(
+    default_build,
+):
+    """Workbench docs, "Create an instance" -> "Network configuration options"
+    (docs.cloud.google.com/gemini-enterprise-agent-platform/notebooks/workbench/instances/
+    create#network-options): with the private.googleapis.com VIP, add DNS entries for
+    notebooks.cloud.google.com, notebooks.googleapis.com and *.notebooks.cloud.google.com,
+    *.notebooks.googleusercontent.com, *.kernels.googleusercontent.com,
+    *.notebooks.byoid.googleusercontent.com. The VM has no external IP and the network no
+    internet route, so a name left to public DNS is unreachable."""
+    graph, _ = default_build
+    zones = {
+        r.inputs["dnsName"]: r.inputs
+        for r in graph.resources
+        if r.type == "gcp:dns/managedZone:ManagedZone"
+    }
+    records = {
+        (r.inputs["name"], r.inputs["type"]): r.inputs["rrdatas"]
+        for r in graph.resources
+        if r.type == "gcp:dns/recordSet:RecordSet"
+    }
+    private_ips = ["199.36.153.8", "199.36.153.9", "199.36.153.10", "199.36.153.11"]
+    for required in (
+        "notebooks.cloud.google.com",
+        "x.notebooks.cloud.google.com",
+        "x.notebooks.googleusercontent.com",
+        "x.kernels.googleusercontent.com",
+        "x.notebooks.byoid.googleusercontent.com",
+        "notebooks.googleapis.com",
+    ):
+        # The most specific private zone that holds the name answers it (Cloud DNS).
+        zone = max((z for z in zones if f"{required}.".endswith(z)), key=len, default=None)
+        assert zone is not None, f"no private zone answers {required}"
+        assert zones[zone]["visibility"] == "private"
+        if zone == "googleapis.com.":
+            assert records[("*.googleapis.com.", "CNAME")] == ["private.googleapis.com."]
+            continue
+        assert records[(zone, "A")] == private_ips, zone
+        if required.startswith("x."):
+            assert records[(f"*.{zone}", "CNAME")] == [zone]

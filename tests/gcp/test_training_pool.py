@@ -248,7 +248,10 @@ def test_the_vm_may_delete_only_itself_through_its_group(default_graph):
     grant = graph.named("train-watchdog-grant")
     assert grant.inputs["member"] == f"serviceAccount:{TRAINER}"
     expression = grant.inputs["condition"]["expression"]
-    assert "instanceGroupManagers/train-mig-13d1dc" in expression and '"train-mig-13d1dc-"' in expression
+    assert (
+        "instanceGroupManagers/train-mig-13d1dc" in expression
+        and '"train-mig-13d1dc-"' in expression
+    )
 
 
 def test_the_pool_must_be_in_its_buckets_region(run, governance):
@@ -356,3 +359,101 @@ def test_the_simulated_compute_api_refuses_what_compute_engine_refuses(run):
                 ),
             )
         )
+
+
+# A stand-in `gcloud` for the submit command: `describe` answers the group's target size
+# from $STUB/size (as `--format='value(targetSize)'` prints it: the bare number), or fails
+# when $STUB/describe.rc exists; `storage cp -` keeps what it reads; every call is logged.
+GCLOUD_STAND_IN = r"""#!/bin/bash
+printf '%s\n' "$*" >>"$STUB/calls"
+case "$1 $2 $3 $4" in
+  "compute instance-groups managed describe")
+    if [[ -f $STUB/describe.rc ]]; then echo "ERROR: (gcloud) denied" >&2; exit 1; fi
+    cat "$STUB/size" ;;
+  "storage cp - "*) cat >"$STUB/manifest" ;;
+esac
+exit 0
+"""
+GIT_STAND_IN = "#!/bin/bash\necho 0123456789abcdef0123456789abcdef01234567\n"
+SUBMIT_TOOLS = ("bash", "sh", "dash", "cat", "sha256sum", "cut")
+
+
+def submit(command: str, tmp_path, shell: str, *, size: int | None = None, describe_fails=False):
+    """Runs the rendered submit command in a real shell whose PATH holds only the stand-ins
+    and a few coreutils (so the host's own gcloud is never reached)."""
+    import shutil
+    import subprocess
+
+    bin_dir, stub = tmp_path / "bin", tmp_path / "stub"
+    bin_dir.mkdir()
+    stub.mkdir()
+    for name, text in (("gcloud", GCLOUD_STAND_IN), ("git", GIT_STAND_IN)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    for tool in SUBMIT_TOOLS:
+        found = shutil.which(tool)
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    if size is not None:
+        (stub / "size").write_text(f"{size}\n")
+    if describe_fails:
+        (stub / "describe.rc").write_text("1")
+    (tmp_path / "config.yaml").write_text("lr: 0.1\n")
+    env = {"PATH": str(bin_dir), "STUB": str(stub), "RUN_ID": "run7", "SEED": "42"}
+    done = subprocess.run(
+        [str(bin_dir / shell), "-c", command],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    calls = (stub / "calls").read_text().splitlines() if (stub / "calls").exists() else []
+    return done, calls
+
+
+SHELLS = [s for s in ("bash", "dash") if __import__("shutil").which(s)]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_submit_at_max_nodes_is_refused_and_creates_nothing(default_build, tmp_path, shell):
+    """The group has no autoscaler: the submit command is where capacity is added, so it
+    reads the target size first and refuses the fifth VM of a pool of maxNodes 4."""
+    command = default_build[1]["submit"]
+    done, calls = submit(command, tmp_path, shell, size=4)
+    assert done.returncode != 0
+    assert "refused: group train-mig-13d1dc already has 4 of at most 4 VMs" in done.stderr
+    assert "maxNodes of training pool train" in done.stderr
+    assert "raise maxNodes of pool train" in done.stderr and "pulumi up" in done.stderr
+    assert calls == [
+        "compute instance-groups managed describe train-mig-13d1dc --region=europe-west4 "
+        "--format=value(targetSize)"
+    ]  # no manifest written, no VM created
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_submit_below_max_nodes_writes_the_manifest_and_creates_one_vm(
+    default_build, tmp_path, shell
+):
+    command = default_build[1]["submit"]
+    done, calls = submit(command, tmp_path, shell, size=3)
+    assert done.returncode == 0, done.stderr
+    assert [c.split()[:3] for c in calls] == [
+        ["compute", "instance-groups", "managed"],
+        ["storage", "cp", "-"],
+        ["compute", "instance-groups", "managed"],
+    ]
+    assert calls[0].split()[3] == "describe" and calls[2].split()[3] == "create-instance"
+    assert calls[1].split()[3].endswith("/runs/run7/manifest.json")
+    assert "--instance=train-mig-13d1dc-run7" in calls[-1]
+    assert "aistack-run-id=run7,aistack-seed=42," in calls[-1]
+    assert '"run_id":"run7","seed":"42"' in (tmp_path / "stub" / "manifest").read_text()
+
+
+def test_a_submit_that_cannot_read_the_group_size_creates_nothing(default_build, tmp_path):
+    command = default_build[1]["submit"]
+    done, calls = submit(command, tmp_path, "bash", describe_fails=True)
+    assert done.returncode != 0 and "denied" in done.stderr
+    assert not any("create-instance" in c or "storage cp" in c for c in calls)
+
+
+def test_the_submit_command_carries_the_pools_max_nodes(run, governance):
+    seen: dict = {}
+    run(stack(governance, seen, maxNodes=2))
+    assert "AISTACK_MAX_NODES=2 &&" in seen["submit"]

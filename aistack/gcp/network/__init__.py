@@ -15,6 +15,7 @@ from aistack.gcp.network.component import (
     PRIVATE_DNS_DOMAINS,
     PRIVATE_GOOGLE_ACCESS_IPS,
     PRIVATE_GOOGLE_ACCESS_RANGE,
+    WORKBENCH_PRIVATE_DNS_DOMAINS,
     Network,
 )
 from aistack.gcp.network.planning import COMPUTE_API, DNS_API, plan_network, plan_zones
@@ -32,6 +33,7 @@ __all__ = [
     "PROXY_TIER",
     "TIERS",
     "TIER_MARK",
+    "WORKBENCH_PRIVATE_DNS_DOMAINS",
     "FlowLogs",
     "Network",
     "NetworkArgs",

@@ -93,7 +93,11 @@ class NetworkArgs(AistackModel):
         (),
         description="GPU machine types that serve; as for training. Empty: no inference tier.",
     )
-    notebook: bool = Field(False, description="Add a notebook tier (own subnet). Off.")
+    notebook: bool = Field(
+        False,
+        description="Add a notebook tier (own subnet) and private zones for the domains "
+        "Workbench uses. Off.",
+    )
     notebook_machine_types: tuple[str, ...] = Field(
         (),
         description="GPU machine types notebooks use, to plan notebook zones; empty: every "
@@ -170,7 +174,10 @@ class NetworkArgs(AistackModel):
     extra_private_dns_domains: tuple[str, ...] = Field(
         (),
         description="More Google domains to answer with the private.googleapis.com "
-        "addresses (e.g. 'notebooks.cloud.google.com'), each a private zone.",
+        "addresses, each a private zone. Always answered: googleapis.com, pkg.dev, gcr.io, "
+        "and with notebook: true Workbench's domains (notebooks.cloud.google.com, "
+        "notebooks.googleusercontent.com, kernels.googleusercontent.com, "
+        "notebooks.byoid.googleusercontent.com).",
     )
 
     @field_validator("cidr_block")

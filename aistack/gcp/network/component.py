@@ -12,7 +12,8 @@ Private by construction: the default internet route is deleted at creation, the 
 routes out are to `private.googleapis.com` (Private Google Access, free) and, only with
 `nat: true`, to the internet through Cloud NAT. A private DNS zone answers
 `*.googleapis.com`, `*.pkg.dev` and `*.gcr.io` with the private.googleapis.com addresses,
-so Cloud Storage, Artifact Registry, Logging and Monitoring work without any internet path.
+so Cloud Storage, Artifact Registry, Logging and Monitoring work without any internet path;
+with a notebook tier, Workbench's own domains (`WORKBENCH_PRIVATE_DNS_DOMAINS`) as well.
 
 Subnets in GCP are regional, so zones are not a property of the network: the component
 plans, per tier, the zones that offer ALL its machine types (from the catalog, the same
@@ -57,6 +58,7 @@ __all__ = [
     "PRIVATE_DNS_DOMAINS",
     "PRIVATE_GOOGLE_ACCESS_IPS",
     "PRIVATE_GOOGLE_ACCESS_RANGE",
+    "WORKBENCH_PRIVATE_DNS_DOMAINS",
     "Network",
 ]
 
@@ -72,6 +74,24 @@ PRIVATE_GOOGLE_ACCESS_IPS = ("199.36.153.8", "199.36.153.9", "199.36.153.10", "1
 #: three zones). Each zone: an A record for the apex (or private.googleapis.com) and a
 #: wildcard CNAME to it.
 PRIVATE_DNS_DOMAINS = ("googleapis.com", "pkg.dev", "gcr.io")
+#: The domains a Workbench instance uses beyond googleapis.com, each a zone on a network
+#: with a notebook tier. Workbench docs, "Create an instance" -> "Network configuration
+#: options" (docs.cloud.google.com/gemini-enterprise-agent-platform/notebooks/workbench/
+#: instances/create#network-options): "If you use the private.googleapis.com or
+#: restricted.googleapis.com VIP ..., add DNS entries for each of the required service
+#: endpoints": notebooks.cloud.google.com,
+#: notebooks.googleapis.com (in the googleapis.com zone already),
+#: *.notebooks.byoid.googleusercontent.com, *.notebooks.cloud.google.com,
+#: *.notebooks.googleusercontent.com, *.kernels.googleusercontent.com. Every one of them is
+#: among the names private.googleapis.com serves (VPC docs, "Access APIs from VMs with
+#: external IP addresses" / "Private Google Access" -> "Domain options"), so each zone
+#: gets the same apex A record and wildcard CNAME as the three above.
+WORKBENCH_PRIVATE_DNS_DOMAINS = (
+    "notebooks.cloud.google.com",
+    "notebooks.googleusercontent.com",
+    "kernels.googleusercontent.com",
+    "notebooks.byoid.googleusercontent.com",
+)
 #: Where Google's health checkers and Envoy-less load balancers' probes come from (Cloud
 #: Load Balancing docs, "Health checks overview" -> "Probe IP ranges and firewall rules":
 #: 35.191.0.0/16 and 130.211.0.0/22 for every load balancer aistack uses).
@@ -344,10 +364,21 @@ class Network(pulumi.ComponentResource):
                 opts=self._opts(),
             )
 
+    @property
+    def private_dns_domains(self) -> tuple[str, ...]:
+        """The domains answered with the private.googleapis.com addresses, once each: the
+        Google API and registry domains, Workbench's when the network has a notebook tier
+        (a gcp.Notebook needs that tier, and its proxy agent has no other way to those
+        names without NAT), then `extra_private_dns_domains`."""
+        workbench = WORKBENCH_PRIVATE_DNS_DOMAINS if self.args.notebook else ()
+        return tuple(
+            dict.fromkeys((*PRIVATE_DNS_DOMAINS, *workbench, *self.args.extra_private_dns_domains))
+        )
+
     def _private_dns(self) -> None:
         labels = labels_for(self.args.governance, workload="network")
         self.dns_zones: dict[str, gcp.dns.ManagedZone] = {}
-        for domain in (*PRIVATE_DNS_DOMAINS, *self.args.extra_private_dns_domains):
+        for domain in self.private_dns_domains:
             key = domain.replace(".", "-")
             zone = gcp.dns.ManagedZone(
                 f"{self._name}-{key}",
