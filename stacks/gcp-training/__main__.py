@@ -122,7 +122,7 @@ args = parse_all(
             {
                 **here,
                 "billingAccount": config.require("billingAccount"),
-                "monthlyLimitUsd": config.require_int("monthlyLimitUsd"),
+                "monthlyLimit": config.require_int("monthlyLimit"),
                 "alertEmails": alert_emails,
                 "killSwitch": True,
             },

@@ -69,7 +69,7 @@ def test_storage_compute_and_serving_are_all_in_the_stack_s_region(graph):
         *graph.of_type(URL_MAP),
     ]
     assert len(regional) == 6 and {r.inputs["region"] for r in regional} == {REGION}
-    (repository,) = graph.of_type("gcp:artifactregistry/repository:Repository")
+    repository = graph.named("ml-images-repository")  # not the budget function's
     assert repository.inputs["location"] == REGION
     (notebook,) = graph.of_type("gcp:workbench/instance:Instance")
     assert notebook.inputs["location"].startswith(f"{REGION}-")
@@ -111,7 +111,7 @@ def test_the_rollback_output_moves_all_traffic_to_the_previous_version(graph, tm
 
 
 def test_images_come_from_the_stack_s_registry_each_workload_granted_what_it_does(graph):
-    (repository,) = graph.of_type("gcp:artifactregistry/repository:Repository")
+    repository = graph.named("ml-images-repository")  # not the budget function's
     registry = f"{REGION}-docker.pkg.dev/team-ml-prod/{repository.inputs['repositoryId']}/"
     startup = graph.named("serve-1-4-0-template").inputs["metadata"]["startup-script"]
     assert registry + "vllm-server@sha256:" in startup
@@ -119,6 +119,7 @@ def test_images_come_from_the_stack_s_registry_each_workload_granted_what_it_doe
     grants = {
         (g.inputs["role"], g.inputs["member"].split(":")[1])
         for g in graph.of_type("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember")
+        if g.inputs["repository"] == repository.outputs["name"]
     }
     assert grants == {
         ("roles/artifactregistry.reader", ACCOUNT.format("training")),
