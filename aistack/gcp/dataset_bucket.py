@@ -19,7 +19,7 @@ from pydantic import Field, field_validator, model_validator
 from aistack.config import AistackModel, Governance, gcp_label
 from aistack.dataset_metadata import DatasetMetadata
 from aistack.errors import Problems
-from aistack.gcp._base import child_opts, grant_key, labels_for, stateful_opts
+from aistack.gcp._base import child_opts, grant_key, labels_for, scoped_id, stateful_opts
 from aistack.gcp._kms import KMS_ENCRYPTER, stack_key
 from aistack.gcp.project_services import ProjectServices
 
@@ -29,6 +29,7 @@ Kind = Literal["dataset", "checkpoints", "models", "logs"]
 
 STORAGE_API = "storage.googleapis.com"
 KMS_API = "cloudkms.googleapis.com"
+IAM_API = "iam.googleapis.com"
 
 #: Per kind: (noncurrent days, newest noncurrent versions kept, (days, storage class) to
 #: move noncurrent versions to or None, delete live objects after N days or None, soft
@@ -52,8 +53,32 @@ ABORT_INCOMPLETE_UPLOAD_DAYS = 7
 #: "Usage logs & storage logs": grant it roles/storage.objectCreator on the log bucket).
 STORAGE_ANALYTICS = "group:cloud-storage-analytics@google.com"
 READ_ROLE = "roles/storage.objectViewer"
-#: Creates objects, never deletes or overwrites them (overwrite needs storage.objects.delete).
+#: Creates objects, never deletes or overwrites them: "Does not give permission to view,
+#: delete, or replace objects" (cloud.google.com/iam/docs/roles-permissions/storage). The
+#: write-once grant: a model version, once uploaded, is what serving loads under its name.
 WRITE_ROLE = "roles/storage.objectCreator"
+#: What replacing an object needs, for a writer that rewrites stable names (a checkpoint
+#: flush: `gcloud storage rsync` re-uploads every changed file under its name). Cloud
+#: Storage's JSON and XML API permission tables list storage.objects.create plus
+#: storage.objects.delete for an upload over an existing object, and
+#: storage.multipartUploads.create / abort / listParts for XML multipart uploads
+#: (cloud.google.com/storage/docs/access-control/iam-json, iam-xml); a resumable upload
+#: is an object insert (create, and delete to replace). gcloud's parallel composite uploads
+#: write temporary parts and delete them after the compose: create and delete again
+#: (cloud.google.com/storage/docs/parallel-composite-uploads). Reading back and listing,
+#: which rsync does to compare, come with READ_ROLE. Versioning keeps the replaced
+#: generation as a noncurrent version for the kind's noncurrent days.
+REPLACE_PERMISSIONS: tuple[str, ...] = (
+    "storage.objects.create",
+    "storage.objects.delete",
+    "storage.multipartUploads.create",
+    "storage.multipartUploads.abort",
+    "storage.multipartUploads.listParts",
+)
+#: The kinds whose writers replace objects by default: checkpoints are rewritten under
+#: stable names. Models stay write-once (a served version never changes in place, S6/S7);
+#: datasets are versioned by prefix (D4).
+REPLACING_KINDS = frozenset({"checkpoints"})
 
 
 class DatasetBucketArgs(AistackModel):
@@ -205,6 +230,8 @@ class DatasetBucket(pulumi.ComponentResource):
         self.project = services.project
         self._name = name
         self._services = services
+        #: The custom role of replacing writers (checkpoints), made by the first such grant.
+        self.replace_role: gcp.projects.IAMCustomRole | None = None
         labels = labels_for(
             args.governance, workload=f"data-{args.kind}", **self._metadata_labels()
         )
@@ -375,18 +402,54 @@ class DatasetBucket(pulumi.ComponentResource):
         return [self._grant(member, READ_ROLE, "read", prefix, name)]
 
     def grant_write(
-        self, member: pulumi.Input[str], *, prefix: str = "", name: str | None = None
+        self,
+        member: pulumi.Input[str],
+        *,
+        prefix: str = "",
+        name: str | None = None,
+        replace: bool | None = None,
     ) -> list[gcp.storage.BucketIAMMember]:
-        """Let `member` create (never delete or overwrite) objects under `prefix`, and read
-        them back. `name` as for grant_read."""
+        """Let `member` write objects under `prefix`, and read them back. `replace`: may it
+        also replace (and so delete) objects there, as a flush that rewrites stable names
+        must; default for checkpoints buckets only, every other kind stays write-once
+        (REPLACING_KINDS). `name` as for grant_read."""
         name = name or grant_key(member, f"{self._name}.grant_write.name")
+        if replace is None:
+            replace = self.args.kind in REPLACING_KINDS
+        # Called on DatasetBucket explicitly: the multi-language stand-in for a bucket
+        # (components/aistack_components/gcp_wiring.py GcsBucketRef) runs this method too.
+        role = DatasetBucket._replacing_role(self) if replace else WRITE_ROLE  # noqa: SLF001
         return [
             self._grant(member, READ_ROLE, "write", prefix, f"{name}-viewer"),
-            self._grant(member, WRITE_ROLE, "write", prefix, name),
+            self._grant(member, role, "write", prefix, name),
         ]
 
+    def _replacing_role(self) -> pulumi.Output[str]:
+        """The bucket's custom role holding REPLACE_PERMISSIONS, made once and shared by its
+        replacing grants (each conditioned on its own prefix). Project-level, as custom roles
+        are; its id ends in the stack's digest, so two stacks in a project never meet."""
+        role: gcp.projects.IAMCustomRole | None = getattr(self, "replace_role", None)
+        if role is None:
+            base = "".join(c if c.isalnum() else "_" for c in self._name)[:40]
+            role = gcp.projects.IAMCustomRole(
+                f"{self._name}-replace-role",
+                project=self._services.project,
+                role_id=scoped_id(f"aistack_{base}_replace", limit=64, separator="_"),
+                title=f"aistack {self._name}: write and replace objects"[:100],
+                description="aistack checkpoint writer: create, replace, multipart (T1, E5)",
+                permissions=list(REPLACE_PERMISSIONS),
+                opts=child_opts(self._grant_owner(), depends_on=self._services.enabling(IAM_API)),
+            )
+            self.replace_role = role
+        return role.name
+
     def _grant(
-        self, member: pulumi.Input[str], role: str, verb: str, prefix: str, name: str
+        self,
+        member: pulumi.Input[str],
+        role: pulumi.Input[str],
+        verb: str,
+        prefix: str,
+        name: str,
     ) -> gcp.storage.BucketIAMMember:
         prefix = prefix.strip("/")
         condition = None

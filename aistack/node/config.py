@@ -10,9 +10,14 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from aistack.config import AistackModel
+from aistack.contracts.preemption import (
+    FLUSH_TIMING,
+    PREEMPTION_NOTICE_SECONDS,
+    flush_budget_problem,
+)
 
 __all__ = [
     "CHECKPOINT_SIGNAL_ENV",
@@ -160,12 +165,23 @@ class NodeBootstrapConfig(AistackModel):
         description="Shell command that flushes checkpoints instead of the default "
         "`aws s3 sync <checkpoint_dir> <checkpoint_uri>`.",
     )
-    checkpoint_flush_delay_seconds: int = Field(
-        30,
+    checkpoint_flush_delay_seconds: int | None = Field(
+        None,
         ge=0,
         le=110,
-        description="Pause between signalling the trainer and flushing, for it to write "
-        "its checkpoint; a spot notice gives two minutes in all.",
+        validate_default=True,
+        description="Pause between signalling the trainer and flushing on a Spot notice, "
+        "for it to write its checkpoint. Default by cloud (aistack.contracts.preemption): "
+        "30 s on AWS (EC2 gives two minutes), 5 s on GCP (Compute Engine gives 30 s in "
+        "all). With spot_poll_seconds it must leave half the notice to the upload.",
+    )
+    maintenance_flush_delay_seconds: int | None = Field(
+        None,
+        ge=0,
+        le=600,
+        validate_default=True,
+        description="GCP: the same pause on a host-maintenance notice "
+        "(TERMINATE_ON_HOST_MAINTENANCE, an hour before a GPU VM is stopped); default 30.",
     )
     trainer_signal: Literal["USR1", "USR2", "TERM", "INT", "HUP"] = Field(
         "USR1",
@@ -191,8 +207,23 @@ class NodeBootstrapConfig(AistackModel):
         "minutes before an interruption notice. No trainer is signalled for it, because a "
         "recommendation is not a reclaim and most are never followed by one.",
     )
-    spot_poll_seconds: int = Field(
-        5, ge=1, le=60, description="Seconds between metadata polls for spot notices."
+    spot_poll_seconds: int | None = Field(
+        None,
+        ge=1,
+        le=60,
+        validate_default=True,
+        description="Seconds between metadata polls for spot notices. Default by cloud: 5 "
+        "on AWS (what AWS recommends), 2 on GCP.",
+    )
+    spot_stop_timeout_seconds: int | None = Field(
+        None,
+        ge=5,
+        le=600,
+        validate_default=True,
+        description="TimeoutStopSec of the spot watch's unit: how long its last flush may "
+        "run once the shutdown stops it. Default by cloud: 25 on GCP (the soft-off that "
+        "comes with a preemption starts the shutdown; the power-off follows 30 s later), 90 "
+        "on AWS (systemd's default).",
     )
     host_packages: tuple[str, ...] = Field(
         (),
@@ -227,6 +258,42 @@ class NodeBootstrapConfig(AistackModel):
                 + f" with cloud {cloud!r}."
             )
         return value
+
+    @field_validator(
+        "checkpoint_flush_delay_seconds",
+        "maintenance_flush_delay_seconds",
+        "spot_poll_seconds",
+        "spot_stop_timeout_seconds",
+    )
+    @classmethod
+    def _flush_timing_default(cls, value: int | None, info: ValidationInfo) -> int:
+        # The defaults differ by cloud because the notices do (aistack.contracts.preemption).
+        if value is not None:
+            return value
+        timing = FLUSH_TIMING[info.data.get("cloud", "aws")]
+        return {
+            "checkpoint_flush_delay_seconds": timing.flush_delay_seconds,
+            "maintenance_flush_delay_seconds": timing.maintenance_flush_delay_seconds,
+            "spot_poll_seconds": timing.poll_seconds,
+            "spot_stop_timeout_seconds": timing.stop_timeout_seconds,
+        }[str(info.field_name)]
+
+    @model_validator(mode="after")
+    def _flush_fits_the_notice(self) -> NodeBootstrapConfig:
+        problem = flush_budget_problem(
+            self.cloud,
+            poll_seconds=int(self.spot_poll_seconds or 0),
+            flush_delay_seconds=int(self.checkpoint_flush_delay_seconds or 0),
+            stop_timeout_seconds=self.spot_stop_timeout_seconds,
+        )
+        if problem:
+            raise ValueError(
+                f"checkpoint_flush_delay_seconds / spot_poll_seconds: {problem} (T1, "
+                f"{PREEMPTION_NOTICE_SECONDS[self.cloud]} s notice on {self.cloud}). Fix: "
+                "shorten the delay or the poll, and have the trainer upload checkpoints "
+                "periodically."
+            )
+        return self
 
     @field_validator("instance_group")
     @classmethod
@@ -392,6 +459,7 @@ class NodeBootstrapConfig(AistackModel):
             "AISTACK_TRAINER_PROCESS_NAME": self.trainer_process_name,
             "AISTACK_SPOT_ACT_ON_REBALANCE": int(self.act_on_rebalance),
             "AISTACK_SPOT_POLL_SECONDS": self.spot_poll_seconds,
+            "AISTACK_SPOT_STOP_TIMEOUT_SECONDS": self.spot_stop_timeout_seconds,
             "AISTACK_HOST_PACKAGES": " ".join(self.host_packages) or None,
             "AISTACK_LOG_GROUP": self.log_group,
             "AISTACK_METRICS_NAMESPACE": self.metrics_namespace,
@@ -402,4 +470,5 @@ class NodeBootstrapConfig(AistackModel):
             del env["AISTACK_LOG_GROUP"], env["AISTACK_METRICS_NAMESPACE"]
             env["AISTACK_CLOUD"] = self.cloud
             env["AISTACK_INSTANCE_GROUP"] = self.instance_group
+            env["AISTACK_MAINTENANCE_FLUSH_DELAY_SECONDS"] = self.maintenance_flush_delay_seconds
         return {key: str(value) for key, value in env.items() if value is not None}

@@ -320,3 +320,69 @@ def test_a_grant_to_a_member_known_only_at_deploy_time_needs_a_name(run, governa
     with pytest.raises(ConfigError) as caught:
         run(grants)
     assert caught.value.fields == ["data.grant_write.name"]
+
+
+# ---- checkpoint writers replace what they rewrite (audit defect 8) ------------------------
+
+CUSTOM_ROLE = "gcp:projects/iAMCustomRole:IAMCustomRole"
+
+
+def _role_permissions(role: str) -> set[str]:
+    """A predefined role's permissions, from Google's roles reference as aistack ships it
+    (aistack/scan/data/gcp_roles.json, tools/refresh_gcp_roles.py)."""
+    from aistack.scan.gcp_iam import GCP_ROLES_FILE
+
+    return set(json.loads(GCP_ROLES_FILE.read_text())["role_permissions"][role])
+
+
+def _writers(governance, kind: str, **grant):
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        bucket = gcp.DatasetBucket(
+            "store", {"kind": kind, "region": "europe-west4", "governance": governance},
+            services=apis,
+        )  # fmt: skip
+        bucket.grant_write(TRAINER, prefix="runs", name="train", **grant)
+        bucket.grant_write(TRAINER, prefix="evals", name="evals", **grant)
+
+    return program
+
+
+def test_a_checkpoint_writer_may_replace_and_delete_under_its_prefix_only(run, governance):
+    """`gcloud storage rsync` re-uploads a changed `last.ckpt` under its name: an upload
+    over an existing object needs storage.objects.create and storage.objects.delete (Cloud
+    Storage IAM JSON/XML permission tables), which objectCreator lacks ("Does not give
+    permission to view, delete, or replace objects")."""
+    graph = run(_writers(governance, "checkpoints"))
+    assert "storage.objects.delete" not in _role_permissions("roles/storage.objectCreator")
+    (role,) = graph.of_type(CUSTOM_ROLE)
+    assert set(role.inputs["permissions"]) == {
+        "storage.objects.create",
+        "storage.objects.delete",
+        "storage.multipartUploads.create",
+        "storage.multipartUploads.abort",
+        "storage.multipartUploads.listParts",
+    }
+    assert role.inputs["roleId"].startswith("aistack_store_replace_")
+    name = _bucket(graph, "store").outputs["name"]
+    for grant, prefix in (("train", "runs"), ("evals", "evals")):
+        write = graph.named(f"store-write-{grant}")
+        assert write.inputs["role"] == role.outputs["name"]
+        assert write.inputs["condition"]["expression"] == (
+            f'resource.name.startsWith("projects/_/buckets/{name}/objects/{prefix}/")'
+        )
+        assert graph.named(f"store-write-{grant}-viewer").inputs["role"] == (
+            "roles/storage.objectViewer"
+        )
+    # The replaced generation stays: the bucket is versioned.
+    assert _bucket(graph, "store").inputs["versioning"] == {"enabled": True}
+
+
+def test_a_model_writer_stays_write_once(run, governance):
+    """A model version, once uploaded, is what serving loads under its name (S6, S7): the CI
+    writer creates but never replaces (objectCreator), unless asked to."""
+    graph = run(_writers(governance, "models"))
+    assert graph.of_type(CUSTOM_ROLE) == []
+    assert graph.named("store-write-train").inputs["role"] == "roles/storage.objectCreator"
+    replacing = run(_writers(governance, "models", replace=True))
+    assert len(replacing.of_type(CUSTOM_ROLE)) == 1

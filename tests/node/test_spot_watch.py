@@ -208,3 +208,21 @@ def test_the_trainer_is_signalled_first_and_given_the_flush_delay(trainer_node):
         ["sleep", "30"],
         ["aws", "s3"],
     ]
+
+
+def test_the_spot_watch_unit_stops_after_docker_with_its_flush_bounded(node):
+    """The unit bootstrap writes lets the shutdown reach the watch's last flush: stopped
+    before docker and the network (reverse start order, systemd.unit(5)), SIGTERM to the
+    watch's shell alone (KillMode=mixed, systemd.kill(5)), within the platform's stop time
+    (TimeoutStopSec, systemd.service(5); 25 s on GCP, inside the 30 s notice)."""
+    from .test_bootstrap import prepare
+
+    prepare(node)
+    with (node.root / "node.env").open("a") as env:
+        env.write("AISTACK_SPOT_STOP_TIMEOUT_SECONDS=25\n")
+    node.run("bootstrap.sh", AISTACK_SERVICE_MANAGER="systemd")
+    unit = (node.root / "systemd" / "aistack-spot-watch.service").read_text()
+    assert "After=network-online.target docker.service\n" in unit
+    assert "KillMode=mixed\nTimeoutStopSec=25\n" in unit
+    other = (node.root / "systemd" / "aistack-idle-watchdog.service").read_text()
+    assert "KillMode" not in other and "TimeoutStopSec" not in other

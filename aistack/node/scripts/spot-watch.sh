@@ -10,6 +10,14 @@
 # only flushes: it is not a reclaim, and most are never followed by one, so it must not
 # end a healthy run.
 #
+# The shutdown is the second path. When systemd stops the watch (its unit has KillMode=mixed,
+# so only this shell gets SIGTERM and a running flush is not killed, and TimeoutStopSec
+# bounds the rest; bootstrap.sh write_unit), the watch first acts on a notice it has not
+# acted on yet, else makes a last flush, then exits. On a Compute Engine Spot VM this is the
+# path that counts: the ACPI soft-off that starts the shutdown comes with the preemption
+# notice, 30 s before the power-off (aistack/contracts/preemption.py), so the watch may be
+# stopped before its next poll.
+#
 # Only containers that opt in are signalled: a signal's default action is to end the
 # process (signal(7): SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGHUP are all "Term"), so a
 # trainer without a handler would die at once (status 138 for SIGUSR1). A container opts in
@@ -23,7 +31,9 @@
 # On GCP (AISTACK_CLOUD=gcp) the interruption notice is the metadata server's
 # instance/preempted turning TRUE or instance/maintenance-event reading
 # TERMINATE_ON_HOST_MAINTENANCE (lib.sh, gce_interruption_notice); GCP has no rebalance
-# recommendation, and the flush goes through `gcloud storage rsync` to a gs:// URI.
+# recommendation, and the flush goes through `gcloud storage rsync` to a gs:// URI. The
+# host-maintenance notice comes an hour ahead, so it has its own, longer, pause
+# (AISTACK_MAINTENANCE_FLUSH_DELAY_SECONDS); a preemption gives 30 s in all.
 #
 # Usage: spot-watch.sh [--once]   (--once: one poll, then exit)
 #
@@ -39,10 +49,15 @@
 #   AISTACK_TRAINER_PROCESS_NAME     processes with exactly this name get it (default: none)
 #   AISTACK_CHECKPOINT_DIR           local checkpoint directory
 #   AISTACK_CHECKPOINT_URI           s3:// (gs:// on GCP) destination of the flush
-#   AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS  pause between the signal and the flush (default 30)
+#   AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS  pause between the signal and the flush (default 30;
+#                                    NodeBootstrapConfig renders 5 on GCP)
+#   AISTACK_MAINTENANCE_FLUSH_DELAY_SECONDS GCP: the pause on a host-maintenance notice
+#                                    (default: the flush delay)
 #   AISTACK_CHECKPOINT_FLUSH_CMD     flush command, run with bash -c (default, when the
 #                                    dir and the URI are set:
 #                                    aws s3 sync "$AISTACK_CHECKPOINT_DIR" "$AISTACK_CHECKPOINT_URI")
+#   AISTACK_SCHEDULER                batch: the flush runs with the role of a running job of
+#                                    this pool, never the instance role's (adopt_job_credentials)
 #   AISTACK_STATE_DIR, AISTACK_LOG_DIR, AISTACK_MAX_ITERATIONS, AISTACK_IMDS_*,
 #   AISTACK_CLOUD, AISTACK_GCE_METADATA: see lib.sh
 # Commands: curl, docker (when installed), pkill, aws (gcloud on GCP), grep, sleep.
@@ -65,6 +80,13 @@ AISTACK_CHECKPOINT_FLUSH_CMD=${AISTACK_CHECKPOINT_FLUSH_CMD:-}
 NOTICES_FILE=$AISTACK_STATE_DIR/spot-notices
 readonly OPT_IN_ENV=AISTACK_CHECKPOINT_SIGNAL
 SIGNALLED=0
+# What the watch is acting on (the notices, the pause, when the trainer was signalled), so
+# a stop that interrupts it finishes that action instead of starting another.
+ACTING=0
+ACTED=0
+ACTING_DELAY=0
+SIGNALLED_AT=0
+declare -a ACTING_ON=()
 
 # read_notice PATH: print the notice at metadata PATH; fail when there is none.
 read_notice() {
@@ -135,11 +157,12 @@ signal_trainer() {
   fi
 }
 
-# flush_checkpoint: upload the checkpoint directory; after a signal, first give the trainer
-# the flush delay to write its checkpoint.
+# flush_checkpoint [DELAY]: upload the checkpoint directory; after a signal, first give
+# the trainer DELAY seconds to write its checkpoint.
 flush_checkpoint() {
-  if ((SIGNALLED && AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS > 0)); then
-    sleep "$AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS"
+  local delay=${1:-0}
+  if ((SIGNALLED && delay > 0)); then
+    sleep "$delay"
   fi
   if [[ -n $AISTACK_CHECKPOINT_FLUSH_CMD ]]; then
     log "flushing checkpoints: $AISTACK_CHECKPOINT_FLUSH_CMD"
@@ -156,6 +179,53 @@ flush_checkpoint() {
   else
     log "no checkpoint flush configured (AISTACK_CHECKPOINT_DIR and _URI, or _FLUSH_CMD)"
   fi
+}
+
+# adopt_job_credentials: on an AWS Batch host, hand the flush the job role's credentials.
+# Batch runs ECS jobs in host networking, so any job can read the instance role from the
+# metadata service; the instance role therefore holds no checkpoint write, the job role
+# does. The ECS agent serves a job's credentials at 169.254.170.2 under the path in the job
+# container's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI (amazon-ecs-agent agent/api/task/
+# task.go), and ecs-init's nat OUTPUT rule sends the host's own requests for that address
+# to the agent too (ecs-init/exec/iptables/iptables.go). The agent drops them once the job
+# stops (agent/engine/task_manager.go, cleanupCredentials), so they are taken at the
+# notice, before the trainer is signalled and exits, from a running job of this pool (its
+# AISTACK_CHECKPOINT_URI is the host's). Without one the flush runs with the instance role
+# and fails visibly. Elsewhere a no-op.
+adopt_job_credentials() {
+  local ids id relative checkpoint creds key value
+  local env_of='{{range .Config.Env}}{{if eq (index (split . "=") 0) "%s"}}{{index (split . "=") 1}}{{end}}{{end}}'
+  [[ $AISTACK_SCHEDULER == batch ]] || return 0
+  unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_CREDENTIAL_EXPIRATION
+  ids=$(docker ps -q) && [[ -n $ids ]] || return 1
+  # shellcheck disable=SC2059,SC2086 # the template is the format; one container id per word
+  while IFS='|' read -r id relative checkpoint; do
+    [[ -n $relative && $checkpoint == "$AISTACK_CHECKPOINT_URI" ]] && break
+    relative=""
+  done < <(docker inspect --format "{{.Id}}|$(printf "$env_of" AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)|$(printf "$env_of" AISTACK_CHECKPOINT_URI)" $ids)
+  [[ -n $relative ]] || return 1
+  creds=$(AWS_CONTAINER_CREDENTIALS_RELATIVE_URI=$relative \
+    aws configure export-credentials --format env-no-export) || return 1
+  while IFS='=' read -r key value; do
+    case $key in
+      AWS_ACCESS_KEY_ID | AWS_SECRET_ACCESS_KEY | AWS_SESSION_TOKEN | AWS_CREDENTIAL_EXPIRATION)
+        export "$key=$value" ;;
+    esac
+  done <<<"$creds"
+  [[ -n ${AWS_ACCESS_KEY_ID:-} ]] || return 1
+  log "the checkpoint flush runs with the role of job container ${id:0:12}"
+}
+
+# flush_delay NOTICE...: the pause for these notices: the host-maintenance one on GCP when
+# that is all they are, else the Spot notice's.
+flush_delay() {
+  # [gcp]
+  if [[ $AISTACK_CLOUD == gcp && $* == "interruption maintenance "* && $* != *preempted* ]]; then
+    printf '%s' "${AISTACK_MAINTENANCE_FLUSH_DELAY_SECONDS:-$AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS}"
+    return 0
+  fi
+  # [/gcp]
+  printf '%s' "$AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS"
 }
 
 # One poll. New notices seen together are acted on once, then all recorded.
@@ -177,23 +247,66 @@ check() {
     notice_handled "rebalance $notice" || fresh+=("rebalance $notice")
   fi
   ((${#fresh[@]})) || return 0
-  log "notice: ${fresh[*]}"
-  SIGNALLED=0
+  act_on "$interruption" "${fresh[@]}"
+}
+
+# act_on INTERRUPTION NOTICE...: signal the trainers (for an interruption), flush, and
+# record the notices as handled.
+act_on() {
+  local interruption=$1
+  shift
+  ACTING=1 ACTED=1 ACTING_ON=("$@") SIGNALLED=0 SIGNALLED_AT=$SECONDS
+  ACTING_DELAY=$(flush_delay "$@")
+  log "notice: $*"
+  adopt_job_credentials || log "no running job of this pool lent its credentials to the flush"
   if ((interruption)); then
     signal_trainer
+    SIGNALLED_AT=$SECONDS
   else
     log "a rebalance recommendation alone: flushing checkpoints, no trainer signalled"
   fi
-  if ! flush_checkpoint; then
+  if ! flush_checkpoint "$ACTING_DELAY"; then
     log "checkpoint flush failed"
   fi
-  printf '%s\n' "${fresh[@]}" >>"$NOTICES_FILE"
+  printf '%s\n' "$@" >>"$NOTICES_FILE"
+  ACTING=0
+}
+
+# on_stop: systemd stops the watch (the node is shutting down). Finish the action under way
+# (the shell runs this trap once its current command ends: a sleep of the loop, a signal or
+# a flush), else act on a notice not yet seen (a Compute Engine preemption), else flush what
+# is there, so the last checkpoint the trainer wrote leaves with the node. Then exit.
+on_stop() {
+  local left
+  trap - TERM INT
+  log "stopping: the node is shutting down; a last checkpoint flush"
+  if ((ACTING)); then
+    left=$((ACTING_DELAY - (SECONDS - SIGNALLED_AT)))
+    ((left > 0)) || left=0
+    flush_checkpoint "$left" || log "checkpoint flush failed"
+    printf '%s\n' "${ACTING_ON[@]}" >>"$NOTICES_FILE"
+  else
+    ACTED=0
+    check || true
+    if ((!ACTED)); then
+      SIGNALLED=0
+      adopt_job_credentials || log "no running job of this pool lent its credentials to the flush"
+      flush_checkpoint || log "checkpoint flush failed"
+    fi
+  fi
+  log "stopped"
+  exit 0
 }
 
 main() {
   parse_args "$@"
   require_int AISTACK_SPOT_POLL_SECONDS 1
   require_int AISTACK_CHECKPOINT_FLUSH_DELAY_SECONDS 0
+  # [gcp]
+  if [[ -n ${AISTACK_MAINTENANCE_FLUSH_DELAY_SECONDS:-} ]]; then
+    require_int AISTACK_MAINTENANCE_FLUSH_DELAY_SECONDS 0
+  fi
+  # [/gcp]
   [[ $AISTACK_SPOT_ACT_ON_REBALANCE =~ ^[01]$ ]] ||
     die "AISTACK_SPOT_ACT_ON_REBALANCE must be 0 or 1"
   [[ $AISTACK_TRAINER_SIGNAL =~ ^[A-Z][A-Z0-9]*$ ]] ||
@@ -201,6 +314,7 @@ main() {
   [[ $AISTACK_TRAINER_CONTAINER_LABEL =~ ^[A-Za-z0-9._/-]*$ ]] ||
     die "AISTACK_TRAINER_CONTAINER_LABEL must be a label key like aistack.checkpoint-signal"
   prepare_dirs
+  trap on_stop TERM INT
   run_loop check "$AISTACK_SPOT_POLL_SECONDS"
 }
 
