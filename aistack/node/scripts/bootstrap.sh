@@ -26,6 +26,8 @@
 #   AISTACK_HOST_PACKAGES      packages installed with dnf (or apt-get) when aws, mdadm or
 #                              the CloudWatch agent is missing, e.g. "awscli-2
 #                              amazon-cloudwatch-agent mdadm" on the ECS-optimised AL2023
+#   AISTACK_SPOT_STOP_TIMEOUT_SECONDS  TimeoutStopSec of the spot watch's unit, its last
+#                              flush at shutdown                               (default 90)
 #                              AMI, which has none of them                  (default: none)
 #   AISTACK_CHECKPOINT_URI, AISTACK_CHECKPOINT_DIR  GCP: the checkpoints restored at boot,
 #                              under <URI>/<run id> (the VM's aistack-run-id metadata)
@@ -76,7 +78,21 @@ write_unit() {
 [Unit]
 Description=aistack node guard: $1
 Wants=network-online.target
-After=network-online.target
+# write_unit NAME: the guard's systemd unit. The spot watch's also makes the last checkpoint
+# flush when the node shuts down (spot-watch.sh on_stop): on a Compute Engine Spot VM the
+# preemption's ACPI soft-off starts the shutdown with the notice and the power-off follows
+# 30 s later (aistack/contracts/preemption.py). Units stop in the reverse of their start
+# order (systemd.unit(5), Before=/After=), so ordered after docker and the network it stops
+# while the trainer's container and the network still run; KillMode=mixed sends SIGTERM to
+# the watch's shell alone, so a flush under way is not killed, and SIGKILL to the rest only
+# at TimeoutStopSec (systemd.kill(5)); TimeoutStopSec (AISTACK_SPOT_STOP_TIMEOUT_SECONDS:
+# 25 on GCP, inside the 30 s) bounds the stop (systemd.service(5)).
+After=$after
+  local after=network-online.target stop=""
+  if [[ $1 == spot-watch ]]; then
+    after+=" docker.service"
+    stop=$'KillMode=mixed\nTimeoutStopSec='"${AISTACK_SPOT_STOP_TIMEOUT_SECONDS:-90}"$'\n'
+  fi
 
 [Service]
 Environment=AISTACK_ENV_FILE=$AISTACK_ENV_FILE
@@ -88,7 +104,7 @@ RestartSec=30
 WantedBy=multi-user.target
 UNIT
 }
-
+${stop}
 start_guards_systemd() {
   local name
   local -a units=()
