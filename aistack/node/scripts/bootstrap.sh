@@ -23,11 +23,11 @@
 #   AISTACK_SERVICE_MANAGER    systemd | background: how the guards run
 #                                                 (default systemd when systemd is running)
 #   AISTACK_SYSTEMD_DIR        where unit files are written      (default /etc/systemd/system)
+#   AISTACK_SPOT_STOP_TIMEOUT_SECONDS  TimeoutStopSec of the spot watch's unit, its last
+#                              flush at shutdown                               (default 90)
 #   AISTACK_HOST_PACKAGES      packages installed with dnf (or apt-get) when aws, mdadm or
 #                              the CloudWatch agent is missing, e.g. "awscli-2
 #                              amazon-cloudwatch-agent mdadm" on the ECS-optimised AL2023
-#   AISTACK_SPOT_STOP_TIMEOUT_SECONDS  TimeoutStopSec of the spot watch's unit, its last
-#                              flush at shutdown                               (default 90)
 #                              AMI, which has none of them                  (default: none)
 #   AISTACK_CHECKPOINT_URI, AISTACK_CHECKPOINT_DIR  GCP: the checkpoints restored at boot,
 #                              under <URI>/<run id> (the VM's aistack-run-id metadata)
@@ -73,11 +73,6 @@ service_manager() {
   esac
 }
 
-write_unit() {
-  cat >"$AISTACK_SYSTEMD_DIR/aistack-$1.service" <<UNIT
-[Unit]
-Description=aistack node guard: $1
-Wants=network-online.target
 # write_unit NAME: the guard's systemd unit. The spot watch's also makes the last checkpoint
 # flush when the node shuts down (spot-watch.sh on_stop): on a Compute Engine Spot VM the
 # preemption's ACPI soft-off starts the shutdown with the notice and the power-off follows
@@ -87,24 +82,29 @@ Wants=network-online.target
 # the watch's shell alone, so a flush under way is not killed, and SIGKILL to the rest only
 # at TimeoutStopSec (systemd.kill(5)); TimeoutStopSec (AISTACK_SPOT_STOP_TIMEOUT_SECONDS:
 # 25 on GCP, inside the 30 s) bounds the stop (systemd.service(5)).
-After=$after
+write_unit() {
   local after=network-online.target stop=""
   if [[ $1 == spot-watch ]]; then
     after+=" docker.service"
     stop=$'KillMode=mixed\nTimeoutStopSec='"${AISTACK_SPOT_STOP_TIMEOUT_SECONDS:-90}"$'\n'
   fi
+  cat >"$AISTACK_SYSTEMD_DIR/aistack-$1.service" <<UNIT
+[Unit]
+Description=aistack node guard: $1
+Wants=network-online.target
+After=$after
 
 [Service]
 Environment=AISTACK_ENV_FILE=$AISTACK_ENV_FILE
 ExecStart=$BASH $AISTACK_HOME/$1.sh
 Restart=always
 RestartSec=30
-
+${stop}
 [Install]
 WantedBy=multi-user.target
 UNIT
 }
-${stop}
+
 start_guards_systemd() {
   local name
   local -a units=()
