@@ -183,7 +183,9 @@ def test_grants_are_scoped_to_the_repository(run, governance):
     assert read.inputs["repository"] == "images-13d1dc"
     assert read.inputs["location"] == "europe-west4"
     assert grants["images-write-ci"].inputs["role"] == "roles/artifactregistry.writer"
-    assert read.id.startswith(f"projects/{PROJECT}/locations/europe-west4/repositories/images-13d1dc ")
+    assert read.id.startswith(
+        f"projects/{PROJECT}/locations/europe-west4/repositories/images-13d1dc "
+    )
 
 
 def _hash(member):

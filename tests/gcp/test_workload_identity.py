@@ -89,7 +89,11 @@ def test_the_component_name_is_the_default_prefix_and_long_ids_are_shortened(run
     )  # fmt: skip
     account = run(program).named("research-platform-distributed-training-workers")
     account_id = account.inputs["accountId"]
-    assert len(account_id) <= 30 and account_id.startswith("research-platform-") and account_id.endswith("-13d1dc")
+    assert (
+        len(account_id) <= 30
+        and account_id.startswith("research-platform-")
+        and account_id.endswith("-13d1dc")
+    )
 
 
 def test_a_short_prefix_still_makes_a_valid_id_as_the_stack_digest_ends_it(run, governance):
@@ -304,7 +308,9 @@ def test_a_new_id_suffix_moves_the_pool_and_provider_past_soft_deleted_ids(run, 
     # Pools and providers stay soft-deleted 30 days with their ids reserved: destroy then up
     # with the same ids fails with 409 (terraform-provider-google#14191, pulumi-gcp#1149).
     graph = run(_stack(governance, github={**GITHUB, "idSuffix": "2"}))
-    assert graph.named("ml-github-pool").inputs["workloadIdentityPoolId"] == "team-ml-github-13d1dc-2"
+    assert (
+        graph.named("ml-github-pool").inputs["workloadIdentityPoolId"] == "team-ml-github-13d1dc-2"
+    )
     assert graph.named("ml-github-provider").inputs["workloadIdentityPoolProviderId"] == (
         "github-2"
     )
@@ -349,7 +355,10 @@ def test_outputs_are_the_emails_and_the_provider_name_for_the_auth_action(run, g
     run(program)
     assert seen["provider"].startswith(f"projects/{NUMBER}/locations/global/")
     assert seen["ci"] == f"team-ml-ci-13d1dc@{PROJECT}.iam.gserviceaccount.com"
-    assert seen["training"] == f"serviceAccount:team-ml-training-13d1dc@{PROJECT}.iam.gserviceaccount.com"
+    assert (
+        seen["training"]
+        == f"serviceAccount:team-ml-training-13d1dc@{PROJECT}.iam.gserviceaccount.com"
+    )
     assert seen["ksa"] == f"team-ml-training-13d1dc@{PROJECT}.iam.gserviceaccount.com"
 
 
