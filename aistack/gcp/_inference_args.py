@@ -24,6 +24,7 @@ from aistack.contracts.model_versions import check_full_logging, version_slug
 from aistack.contracts.serving import MAX_VERSIONS, VersionSpec, check_versions
 from aistack.errors import ConfigError, Problems
 from aistack.gateway import GatewayConfig
+from aistack.gcp._boot_image import pinned_boot_image
 
 if TYPE_CHECKING:
     from aistack.gcp.dataset_bucket import DatasetBucket
@@ -76,7 +77,6 @@ _CERTIFICATE = re.compile(
     r"(regions/(?P<region>[a-z0-9-]+)/sslCertificates/[a-z]([-a-z0-9]*[a-z0-9])?"
     r"|locations/(?P<location>[a-z0-9-]+)/certificates/[A-Za-z0-9_-]+)$"
 )
-_IMAGE = re.compile(r"projects/[a-z][-a-z0-9.:]*[a-z0-9]/global/images/[a-z]([-a-z0-9]*[a-z0-9])?")
 _HEADER = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
@@ -154,7 +154,9 @@ class InferenceTierArgs(AistackModel):
     )
     source_image: str = Field(
         description="Boot image pinned by name, projects/<p>/global/images/<name> (E1), with "
-        "the NVIDIA driver, docker with the NVIDIA container toolkit, gcloud and the Ops Agent."
+        "the NVIDIA driver built in, docker with the NVIDIA container toolkit, gcloud and the "
+        "Ops Agent: a Deep Learning VM `-nvidia-<driver>-v<date>` image (others of that "
+        "project are refused) or the team's own (docs/real-boot.md)."
     )
     max_nodes: int = Field(ge=1, le=MAX_NODES, description="Most VMs per version: the cost cap.")
     min_nodes: int = Field(1, ge=1, description="VMs kept per version taking traffic.")
@@ -242,12 +244,7 @@ class InferenceTierArgs(AistackModel):
     @field_validator("source_image")
     @classmethod
     def _pinned(cls, image: str) -> str:
-        if not _IMAGE.fullmatch(image):
-            raise ValueError(
-                f"{image!r} is not an image pinned by name (E1). Fix: write "
-                "projects/<project>/global/images/<image name>."
-            )
-        return image
+        return pinned_boot_image(image)
 
     @field_validator("log_retention_days")
     @classmethod

@@ -32,7 +32,6 @@ gcp.GpuNodePool + k8s.TrainingQueue):
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -54,6 +53,7 @@ from aistack.gcp._base import (
     resource_id_from,
     scoped_id,
 )
+from aistack.gcp._boot_image import pinned_boot_image
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
@@ -86,9 +86,6 @@ GPU_UTILIZATION_METRIC = "agent.googleapis.com/gpu/utilization"
 #: machine types": A2, A3 and G2 attach their GPUs automatically; guest accelerators are
 #: declared only for N1).
 BUNDLED_GPU_FAMILIES = ("a2-", "a3-", "g2-")
-#: Instance templates take a pinned image: a `family/` reference resolves to whatever the
-#: family's newest image is at each VM creation (E1).
-_IMAGE = re.compile(r"projects/[a-z][-a-z0-9.:]*[a-z0-9]/global/images/[a-z]([-a-z0-9]*[a-z0-9])?")
 #: Cloud Logging log buckets keep logs 1 to 3650 days (Logging API, LogBucket.retentionDays).
 _RETENTION = (1, 3650)
 API_SERVICES = (
@@ -144,7 +141,9 @@ class TrainingPoolArgs(AistackModel):
     source_image: str = Field(
         description="The VM's boot image, pinned by name: projects/<p>/global/images/<name> "
         "(not a family/ reference, which changes under the pool, E1). It needs the NVIDIA "
-        "driver, gcloud and the Ops Agent, e.g. a Deep Learning VM image.",
+        "driver built in (the VMs boot with Secure Boot and no internet path), gcloud and "
+        "the Ops Agent: a Deep Learning VM `-nvidia-<driver>-v<date>` image (others of "
+        "that project are refused) or the team's own (docs/real-boot.md).",
     )
     max_runtime_minutes: int = Field(
         ge=10,
@@ -194,13 +193,7 @@ class TrainingPoolArgs(AistackModel):
     @field_validator("source_image")
     @classmethod
     def _pinned_boot_image(cls, image: str) -> str:
-        if not _IMAGE.fullmatch(image):
-            raise ValueError(
-                f"{image!r} is not an image pinned by name (a family/ reference picks the "
-                "family's newest image at each VM creation, E1). Fix: write "
-                "projects/<project>/global/images/<image name>."
-            )
-        return image
+        return pinned_boot_image(image)
 
     @field_validator("log_retention_days")
     @classmethod
@@ -425,6 +418,10 @@ class TrainingPool(pulumi.ComponentResource):
                 "startup-script": self.startup_script,
                 "enable-oslogin": "TRUE",
                 "block-project-ssh-keys": "TRUE",
+                # The boot writes what it lacks to aistack/ guest attributes (node_report in
+                # the node's lib.sh); the metadata server takes them only with this on
+                # (compute/docs/metadata/manage-guest-attributes).
+                "enable-guest-attributes": "TRUE",
                 "aistack-image": args.image,
                 "aistack-dataset-version": self.dataset_version,
                 "aistack-pool": name,

@@ -2199,8 +2199,10 @@ class GcpTrainingPoolArgs(TypedDict):
     """Training image by digest (E1): repo@sha256:<64 hex>."""
     source_image: str
     """The VM's boot image, pinned by name: projects/<p>/global/images/<name> (not a family/
-    reference, which changes under the pool, E1). It needs the NVIDIA driver, gcloud and the
-    Ops Agent, e.g. a Deep Learning VM image.
+    reference, which changes under the pool, E1). It needs the NVIDIA driver built in (the
+    VMs boot with Secure Boot and no internet path), gcloud and the Ops Agent: a Deep
+    Learning VM `-nvidia-<driver>-v<date>` image (others of that project are refused) or the
+    team's own (docs/real-boot.md).
     """
     max_runtime_minutes: int
     """Hard wall-clock limit per VM (T5): `max_run_duration` and the node's own clock.
@@ -2362,7 +2364,9 @@ class GcpInferenceTierArgs(TypedDict):
     """
     source_image: str
     """Boot image pinned by name, projects/<p>/global/images/<name> (E1), with the NVIDIA
-    driver, docker with the NVIDIA container toolkit, gcloud and the Ops Agent.
+    driver built in, docker with the NVIDIA container toolkit, gcloud and the Ops Agent: a
+    Deep Learning VM `-nvidia-<driver>-v<date>` image (others of that project are refused)
+    or the team's own (docs/real-boot.md).
     """
     max_nodes: int
     """Most VMs per version: the cost cap."""

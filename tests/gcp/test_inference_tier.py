@@ -35,7 +35,10 @@ ALERT = "gcp:monitoring/alertPolicy:AlertPolicy"
 DASHBOARD = "gcp:monitoring/dashboard:Dashboard"
 IMAGE = "europe-west4-docker.pkg.dev/team/serve/vllm@sha256:" + "b" * 64
 NGINX = "europe-west4-docker.pkg.dev/team/serve/nginx@sha256:" + "c" * 64
-BOOT_IMAGE = "projects/deeplearning-platform-release/global/images/common-cu124-v20250101"
+BOOT_IMAGE = (
+    "projects/deeplearning-platform-release/global/images/"
+    "common-cu129-ubuntu-2204-nvidia-580-v20260909"
+)
 CERT = f"projects/{PROJECT}/regions/europe-west4/sslCertificates/serve"
 
 

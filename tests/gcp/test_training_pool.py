@@ -26,7 +26,10 @@ TEMPLATE = "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate"
 GROUP = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
 ALERT = "gcp:monitoring/alertPolicy:AlertPolicy"
 IMAGE = "europe-west4-docker.pkg.dev/team/train/trainer@sha256:" + "a" * 64
-BOOT_IMAGE = "projects/deeplearning-platform-release/global/images/common-cu124-v20250101"
+BOOT_IMAGE = (
+    "projects/deeplearning-platform-release/global/images/"
+    "common-cu129-ubuntu-2204-nvidia-580-v20260909"
+)
 DATASET = {
     "name": "Support Tickets",
     "version": "2024-06-01",
