@@ -30,7 +30,8 @@ def check(node, times: int = 1, **env: str) -> None:
 
 
 def ended(node) -> bool:
-    return bool(node.calls("aws") or node.calls("shutdown"))
+    terminations = [call for call in node.calls("aws") if call[0] == "autoscaling"]
+    return bool(terminations or node.calls("shutdown"))
 
 
 def test_idle_for_n_checks_terminates_through_the_auto_scaling_group(idle_node):

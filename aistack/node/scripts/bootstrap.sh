@@ -3,7 +3,10 @@
 #
 # In order: start the guards (wall-clock limit, spot watch, idle watchdog) so that a node
 # whose later steps fail still ends itself; install AISTACK_HOST_PACKAGES when a command
-# the scripts use is missing (the aws CLI is required: without it the boot fails, loudly);
+# the scripts use is missing; check the tools (check_host_tools: without the cloud CLI or a
+# working NVIDIA driver the boot stops with status 3, without the monitoring agent or
+# docker it goes on degraded, both saying so in a line "AISTACK BOOT FAILED|DEGRADED:",
+# a state file and a marker the monitoring reads, see node_report in lib.sh);
 # give the CloudWatch agent its config (GPU metrics and log shipping, T3/T6) when the agent
 # is installed; mount the NVMe cache; sync the dataset. On GCP (AISTACK_CLOUD=gcp) gcloud
 # takes the aws CLI's place and the Ops Agent the CloudWatch agent's: bootstrap installs
@@ -33,6 +36,8 @@
 #                              under <URI>/<run id> (the VM's aistack-run-id metadata)
 #   AISTACK_OPS_AGENT_CONFIG   GCP: where the Ops Agent reads its config
 #                                (default /etc/google-cloud-ops-agent/config.yaml)
+#   AISTACK_OPS_AGENT_DIR      GCP, without systemctl: the directory that shows the Ops
+#                              Agent is installed        (default /etc/google-cloud-ops-agent)
 #   AISTACK_CACHE_DIR, AISTACK_STATE_DIR, AISTACK_LOG_DIR, AISTACK_CLOUD and what the
 #   other scripts read.
 # Commands: systemctl or setsid, sed, the agent's ctl, dnf or apt-get (with
@@ -179,16 +184,14 @@ configure_cloudwatch() {
 }
 
 # ensure_host_tools: install AISTACK_HOST_PACKAGES when a command the node scripts use is
-# missing. The aws CLI is required: without it the node cannot cache its dataset, flush a
-# checkpoint or end itself, so its absence stops the boot with a line that cloud-init
-# copies to the instance's console output (`aws ec2 get-console-output`).
+# missing, then check_host_tools.
 ensure_host_tools() {
   local -a missing=()
   # [gcp]
   if [[ $AISTACK_CLOUD == gcp ]]; then
     command -v gcloud >/dev/null 2>&1 || missing+=(gcloud)
     command -v mdadm >/dev/null 2>&1 || missing+=(mdadm)
-    [[ -d /etc/google-cloud-ops-agent ]] || missing+=(google-cloud-ops-agent)
+    ops_agent_installed || missing+=(google-cloud-ops-agent)
   else
   # [/gcp]
   command -v aws >/dev/null 2>&1 || missing+=(aws)
@@ -197,8 +200,7 @@ ensure_host_tools() {
   # [gcp]
   fi
   # [/gcp]
-  ((${#missing[@]})) || return 0
-  if [[ -n ${AISTACK_HOST_PACKAGES:-} ]]; then
+  if ((${#missing[@]})) && [[ -n ${AISTACK_HOST_PACKAGES:-} ]]; then
     log "missing on this image: ${missing[*]}; installing $AISTACK_HOST_PACKAGES"
     # shellcheck disable=SC2086 # one package per word
     if command -v dnf >/dev/null 2>&1; then
@@ -209,24 +211,57 @@ ensure_host_tools() {
     else
       log "neither dnf nor apt-get is installed; cannot install $AISTACK_HOST_PACKAGES"
     fi
-  else
+  elif ((${#missing[@]})); then
     log "missing on this image: ${missing[*]} (AISTACK_HOST_PACKAGES is empty)"
   fi
+  check_host_tools
+}
+
+# check_host_tools: what is still missing after the install either stops the boot (the
+# cloud CLI, a working NVIDIA driver: without them the node cannot do its work or end
+# itself) or leaves it degraded (the monitoring agent, docker), each with node_report's
+# line, state and published marker (lib.sh). Every later step runs only on a node that
+# passed. mdadm is judged by nvme-cache.sh, which alone knows whether there are disks to
+# stripe. The guards started before this, so a failed node still ends itself.
+check_host_tools() {
+  local why
   # [gcp]
   if [[ $AISTACK_CLOUD == gcp ]]; then
-    if ! command -v gcloud >/dev/null 2>&1; then
-      printf 'AISTACK BOOT FAILED: gcloud is not installed on this node\n' >&2
-      die "gcloud is missing: no dataset cache (D3), no checkpoint flush (T1), no" \
-        "deletion through the instance group. Use an image with the Google Cloud CLI"
-    fi
-    return 0
+    command -v gcloud >/dev/null 2>&1 || boot_fail gcloud \
+      "the Google Cloud CLI is not installed: no dataset cache (D3), no checkpoint flush" \
+      "(T1), no deletion through the instance group" -- \
+      "use a boot image with it (every Deep Learning VM image has it); the network reaches" \
+      "no package repository to install it at boot"
+    ops_agent_installed || node_report degraded google-cloud-ops-agent \
+      "the Ops Agent is not installed: no GPU metrics (the idle and starvation alerts see" \
+      "no data) and no node logs in Cloud Logging" -- \
+      "use a boot image with the Ops Agent (install it when building the image: its" \
+      "repository, packages.cloud.google.com, is outside this network's private zones)"
+  else
+  # [/gcp]
+  command -v aws >/dev/null 2>&1 || boot_fail aws \
+    "the aws CLI is not installed: no dataset cache (D3), no checkpoint flush (T1), no" \
+    "self-termination" -- \
+    "use an image with it, or set AISTACK_HOST_PACKAGES (the node needs a package" \
+    "mirror it can reach)"
+  if [[ -n ${AISTACK_LOG_GROUP:-} ]] && ! cloudwatch_ctl >/dev/null; then
+    node_report degraded amazon-cloudwatch-agent \
+      "the CloudWatch agent is not installed: no GPU metrics or log shipping (T3, T6)" -- \
+      "use an image with it, or add amazon-cloudwatch-agent to AISTACK_HOST_PACKAGES"
+  fi
+  # [gcp]
   fi
   # [/gcp]
-  if ! command -v aws >/dev/null 2>&1; then
-    printf 'AISTACK BOOT FAILED: the aws CLI is not installed on this node\n' >&2
-    die "the aws CLI is missing: no dataset cache (D3), no checkpoint flush (T1), no" \
-      "self-termination. Use an image with it, or set AISTACK_HOST_PACKAGES (the" \
-      "node needs a package mirror it can reach)"
+  command -v docker >/dev/null 2>&1 || node_report degraded docker \
+    "docker is not installed: no trainer container runs here and the spot watch signals" \
+    "none" -- \
+    "use a boot image with docker and the NVIDIA container toolkit"
+  if ! why=$(gpu_check); then
+    boot_fail nvidia-smi "$why: the GPUs cannot be used, and the idle watchdog cannot" \
+      "read them" -- \
+      "use a boot image whose NVIDIA driver is built in and loads with Secure Boot on (a" \
+      "Deep Learning VM -nvidia-5xx image on GCP; the DLAMI or the ECS GPU AMI on AWS);" \
+      "check with mokutil --sb-state and nvidia-smi"
   fi
 }
 
@@ -279,10 +314,24 @@ restore_checkpoint() {
   fi
 }
 
+# ops_agent_installed: the Ops Agent's unit is on this VM (its package installs
+# google-cloud-ops-agent.service; `systemctl cat` fails for a unit that does not exist).
+# Without systemctl, its config directory stands in.
+ops_agent_installed() {
+  if command -v systemctl >/dev/null 2>&1; then
+    systemctl cat google-cloud-ops-agent.service >/dev/null 2>&1
+  else
+    [[ -d ${AISTACK_OPS_AGENT_DIR:-/etc/google-cloud-ops-agent} ]]
+  fi
+}
+
 # configure_ops_agent: put the packed Ops Agent config in place and restart the agent, which
 # merges it with its built-in defaults (host and NVML GPU metrics).
 configure_ops_agent() {
   local config=${AISTACK_OPS_AGENT_CONFIG:-/etc/google-cloud-ops-agent/config.yaml}
+  if ! ops_agent_installed; then
+    return 0 # check_host_tools has reported it
+  fi
   if [[ ! -r $AISTACK_HOME/ops-agent.yaml ]]; then
     log "no ops-agent.yaml next to the scripts: the Ops Agent keeps its own config"
     return 0

@@ -4,7 +4,10 @@
 # A check finds the node idle when every GPU is below the utilisation threshold, no
 # container or configured process is running, nobody is logged in over SSH and no hold
 # (see lib.sh) is alive. A signal that cannot be read (nvidia-smi missing or failing,
-# docker failing) counts as busy: the watchdog never ends a node on a guess. The count of
+# docker failing) counts as busy: the watchdog never ends a node on a guess. An unreadable
+# GPU is also reported at every check (node_report in lib.sh: a log line naming nvidia-smi
+# and the fix, the boot-status state, a guest attribute on GCP or the NodeToolMissing
+# metric on AWS), since such a node only ends at its wall clock. The count of
 # consecutive idle checks survives restarts in $AISTACK_STATE_DIR/idle-checks. When it
 # reaches AISTACK_IDLE_MINUTES the node ends itself (see terminate_node in lib.sh).
 #
@@ -140,6 +143,15 @@ check() {
   local reason count
   if reason=$(busy_reason); then
     log "busy: $reason"
+    # Busy on a guess is safe for a running job but keeps a node whose driver never loaded
+    # alive until its wall clock: say so at every check, where the monitoring sees it.
+    if [[ $reason == "GPU utilisation unreadable"* || $reason == "nvidia-smi listed no GPU" ]]
+    then
+      node_report degraded nvidia-smi "$reason: the idle watchdog counts this node busy" \
+        "and never ends it; only the wall clock (T5) does" -- \
+        "make the NVIDIA driver load (docs/real-boot.md: a boot image with the driver" \
+        "built in and signed for Secure Boot), or delete the node by hand"
+    fi
     state_set idle-checks 0
     return 0
   fi

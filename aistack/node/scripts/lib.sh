@@ -259,6 +259,74 @@ run_loop() {
   done
 }
 
+# A tool the node needs that is missing or broken must be seen, never only implied by what
+# later goes wrong (docs/real-boot.md). node_report LEVEL TOOL WHAT... -- FIX... says so in one line,
+# "AISTACK BOOT FAILED|DEGRADED: <tool>: <what breaks>. Fix: <fix>", on stderr (cloud-init
+# copies user data's stderr to the console output; on GCE the startup script's output goes
+# to the journal of google-startup-scripts) and in the log; keeps it in the state files
+# boot-status (failed wins over degraded) and missing-tools; and publishes it where the
+# cloud's monitoring can read it (node_publish). LEVEL failed: the caller then stops the
+# boot (boot_fail); degraded: the node works without the tool, and says what it lacks.
+# The words before "--" say what breaks, those after it the fix.
+node_report() {
+  local level=$1 tool=$2 what="" fix="" status tools
+  shift 2
+  while (($#)) && [[ $1 != -- ]]; do what+=${what:+ }$1; shift; done
+  (($#)) && shift
+  fix="$*"
+  log "AISTACK BOOT ${level^^}: $tool: $what. Fix: $fix"
+  mkdir -p "$AISTACK_STATE_DIR" 2>/dev/null || return 0
+  status=$(state_get boot-status ok)
+  if [[ $level == failed || $status != failed ]]; then
+    state_set boot-status "$level"
+  fi
+  tools=$(state_get missing-tools "")
+  if [[ " $tools " != *" $tool "* ]]; then
+    tools=${tools:+$tools }$tool
+    state_set missing-tools "$tools"
+  fi
+  node_publish "$(state_get boot-status "$level")" "$tools" "$tool" ||
+    log "could not publish the boot status to the cloud's monitoring"
+}
+
+# boot_fail TOOL WHAT... -- FIX...: node_report failed, then stop with status 3. The guards are
+# started before any tool check, so a node whose boot failed still ends itself.
+boot_fail() {
+  node_report failed "$@"
+  exit 3
+}
+
+# node_publish STATUS TOOLS TOOL: on AWS, the metric NodeToolMissing (1, dimensions
+# InstanceId and Tool) in the node's CloudWatch namespace, which the node role may write
+# (cloudwatch:PutMetricData, conditioned on that namespace); nothing to publish with when
+# the aws CLI itself is what is missing.
+node_publish() {
+  local instance_id
+  command -v aws >/dev/null 2>&1 || return 0
+  imds_refresh_token || return 1
+  ensure_region
+  instance_id=$(imds_get meta-data/instance-id) || return 1
+  aws cloudwatch put-metric-data --namespace "${AISTACK_METRICS_NAMESPACE:-aistack/node}" \
+    --metric-name NodeToolMissing --unit Count --value 1 \
+    --dimensions "InstanceId=$instance_id,Tool=$3" >&2
+}
+
+# gpu_check: nvidia-smi answers, or print why not and fail. nvidia-smi exits 9 when it
+# "couldn't communicate with the NVIDIA driver" (the module did not load, e.g. an unsigned
+# DKMS build under Secure Boot) and 127 when it is not installed.
+gpu_check() {
+  local out status=0
+  if ! command -v nvidia-smi >/dev/null 2>&1; then
+    printf 'nvidia-smi is not installed (no NVIDIA driver on this image)'
+    return 1
+  fi
+  out=$(nvidia-smi -L 2>&1) || status=$?
+  if ((status != 0)); then
+    printf 'nvidia-smi exited %d: %s' "$status" "${out%%$'\n'*}"
+    return 1
+  fi
+}
+
 # cloudwatch_ctl: the CloudWatch agent's control command, or status 1 when it is absent.
 cloudwatch_ctl() {
   local default=/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl
@@ -369,5 +437,27 @@ if [[ $AISTACK_CLOUD == gcp ]]; then
   cloudwatch_ctl() {
     return 1
   }
+
+  # node_publish STATUS TOOLS TOOL: guest attributes aistack/boot-status and
+  # aistack/missing-tools, which anyone with compute.instances.getGuestAttributes reads
+  # without the VM (`gcloud compute instances get-guest-attributes VM --zone Z
+  # --query-path=aistack/`). The VM writes them with a PUT to its metadata server when its
+  # metadata has enable-guest-attributes=TRUE
+  # (cloud.google.com/compute/docs/metadata/manage-guest-attributes).
+  node_publish() {
+    local status=0
+    gce_guest_attribute_set boot-status "$1" || status=1
+    gce_guest_attribute_set missing-tools "$2" || status=1
+    return "$status"
+  }
 fi
+
+# gce_guest_attribute_set KEY VALUE: set the guest attribute aistack/KEY.
+gce_guest_attribute_set() {
+  local code
+  code=$(curl -sS -o /dev/null --max-time "$AISTACK_IMDS_TIMEOUT" -X PUT \
+    -H "Metadata-Flavor: Google" --data "$2" -w '%{http_code}' \
+    "$AISTACK_GCE_METADATA/instance/guest-attributes/aistack/$1") || return 1
+  [[ $code == 2?? ]]
+}
 # [/gcp]

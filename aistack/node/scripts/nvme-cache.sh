@@ -121,6 +121,13 @@ make_raid0() {
     log "$AISTACK_RAID_DEVICE exists already; reusing it"
     return 0
   fi
+  # Without mdadm the disks cannot be one cache, and one disk alone may not hold the
+  # dataset: the boot stops here, saying so (Google's local SSD guide installs mdadm
+  # before it stripes: cloud.google.com/compute/docs/disks/add-local-ssd).
+  command -v mdadm >/dev/null 2>&1 || boot_fail mdadm \
+    "mdadm is not installed: the $# local disks cannot be striped into the cache" -- \
+    "use a boot image with mdadm, or set AISTACK_HOST_PACKAGES=mdadm where a package" \
+    "mirror is reachable"
   log "striping $# instance-store disks into RAID0 $AISTACK_RAID_DEVICE: $*"
   mdadm --create "$AISTACK_RAID_DEVICE" --run --level=0 --raid-devices="$#" "$@" >&2
 }
