@@ -40,7 +40,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     # What components of every cloud share: resource options, GitHub OIDC, dataset
     # metadata, the gateway's nginx config; then the node scripts and the serving node,
     # which carry that config.
-    ("_options", "_github", "dataset_metadata", "gateway"),
+    ("_options", "_adopt", "_github", "dataset_metadata", "gateway"),
     ("node",),
     # The platforms, and the simulated cloud that runs them: peers, none above another.
     ("aws", "gcp", "k8s", "engine"),

@@ -19,6 +19,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator
 
+from aistack._adopt import adopting
 from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
@@ -226,9 +227,18 @@ class ContainerRegistry(pulumi.ComponentResource):
         tags = tags_for(args.governance, workload="images")
         retained = {"allow_destroy": args.allow_destroy_with_images}
 
+        # Repositories this stack left on an earlier destroy (retained with their images)
+        # are taken over with the key they are encrypted with (ECR fixes a repository's
+        # key at creation), not met with RepositoryAlreadyExistsException (aistack._adopt).
+        left = _left_repositories(
+            [args.repository_name(image) for image in args.repositories], args.region, self
+        )
+        kept_key = next(iter(sorted(k for k in left.values() if k)), None)
+        self.adopted = sorted(left)
         self.kms_key: aws.kms.Key | None = None
-        if args.kms_key_arn:
-            self.kms_key_arn = pulumi.Output.from_input(args.kms_key_arn)
+        given_key = args.kms_key_arn or kept_key
+        if given_key:
+            self.kms_key_arn = pulumi.Output.from_input(given_key)
         else:
             # Retained with the repositories: images encrypted under a deleted key are lost.
             self.kms_key = customer_key(
@@ -262,7 +272,10 @@ class ContainerRegistry(pulumi.ComponentResource):
                 ],
                 force_delete=args.allow_destroy_with_images,
                 tags=tags,
-                opts=stateful_opts(self, args.governance, **retained),
+                opts=adopting(
+                    stateful_opts(self, args.governance, **retained),
+                    args.repository_name(image) if args.repository_name(image) in left else None,
+                ),
             )
             self.repositories[image] = repository
             self.lifecycle_policies[image] = aws.ecr.LifecyclePolicy(
@@ -378,3 +391,21 @@ def _stack_namespace(project: str, stack: str) -> str:
         return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "stack"
 
     return f"{part(project)}/{part(stack)}/"
+
+
+def _left_repositories(
+    names: Sequence[str], region: str, parent: pulumi.Resource
+) -> dict[str, str | None]:
+    """Of `names`, the repositories the region already holds (what an earlier destroy of
+    this stack retained), each with the KMS key it is encrypted with. The list lookup
+    answers an empty list when there are none; only those found are read."""
+    opts = pulumi.InvokeOptions(parent=parent)
+    held = set(aws.ecr.get_repositories(region=region, opts=opts).names or ())
+    left: dict[str, str | None] = {}
+    for name in names:
+        if name not in held:
+            continue
+        repository = aws.ecr.get_repository(name=name, region=region, opts=opts)
+        keys = [c.kms_key for c in repository.encryption_configurations or () if c.kms_key]
+        left[name] = keys[0] if keys else None
+    return left

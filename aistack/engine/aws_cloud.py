@@ -19,7 +19,7 @@ from typing import Any
 
 from pulumi.runtime import MockResourceArgs
 
-from aistack.engine.context import ACCOUNT_ID, Invoke, SimContext, digest
+from aistack.engine.context import ACCOUNT_ID, Invoke, NotFound, SimContext, digest
 
 __all__ = [
     "AVAILABILITY_ZONES",
@@ -533,6 +533,48 @@ AVAILABILITY_ZONES = "aws:index/getAvailabilityZones:getAvailabilityZones"
 INSTANCE_TYPE_OFFERINGS = "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings"
 
 #: The AWS invokes the simulated cloud answers, by token.
+
+ECR_REPOSITORY = "aws:ecr/repository:Repository"
+
+
+def _held_repositories(ctx: SimContext, region: str) -> dict[str, Mapping[str, Any]]:
+    """The ECR repositories earlier deployments left in `region` (SimContext.existing)."""
+    return {
+        name: outputs
+        for (kind, scope, name), outputs in ctx.existing.items()
+        if kind == ECR_REPOSITORY and scope == (ACCOUNT_ID, region)
+    }
+
+
+def ecr_repositories(ctx: SimContext, args: dict[str, Any], provider: str) -> dict[str, Any]:
+    """The region's repository names, as `DescribeRepositories` pages them (empty when
+    there are none)."""
+    region = ctx.aws_region(args, provider)
+    return {"id": region, "region": region, "names": sorted(_held_repositories(ctx, region))}
+
+
+def ecr_repository(ctx: SimContext, args: dict[str, Any], provider: str) -> dict[str, Any]:
+    """One repository by name; ECR answers RepositoryNotFoundException for any other."""
+    region = ctx.aws_region(args, provider)
+    name = str(args.get("name") or "")
+    outputs = _held_repositories(ctx, region).get(name)
+    if outputs is None:
+        raise NotFound(
+            f"RepositoryNotFoundException: The repository with name '{name}' does not exist "
+            f"in the registry with id '{ACCOUNT_ID}'"
+        )
+    return {
+        "arn": f"arn:aws:ecr:{region}:{ACCOUNT_ID}:repository/{name}",
+        "name": name,
+        "region": region,
+        "registryId": ACCOUNT_ID,
+        "repositoryUrl": f"{ACCOUNT_ID}.dkr.ecr.{region}.amazonaws.com/{name}",
+        "encryptionConfigurations": list(outputs.get("encryptionConfigurations") or []),
+        "imageTagMutability": outputs.get("imageTagMutability", "MUTABLE"),
+        "id": name,
+    }
+
+
 INVOKES: dict[str, AwsInvoke] = {
     "aws:index/getCallerIdentity:getCallerIdentity": caller_identity,
     "aws:index/getRegion:getRegion": region,
@@ -541,6 +583,8 @@ INVOKES: dict[str, AwsInvoke] = {
     INSTANCE_TYPE_OFFERINGS: instance_type_offerings,
     "aws:ssm/getParameter:getParameter": ssm_parameter,
     "aws:servicequotas/getServiceQuota:getServiceQuota": service_quota,
+    "aws:ecr/getRepositories:getRepositories": ecr_repositories,
+    "aws:ecr/getRepository:getRepository": ecr_repository,
 }
 
 

@@ -19,7 +19,9 @@ from aistack.engine import aws_cloud
 from aistack.engine.context import (
     ACCOUNT_ID,
     GCP_PROJECT,
+    Existing,
     Invoke,
+    NotFound,
     SimContext,
     SimulatedProvider,
     digest,
@@ -45,8 +47,10 @@ class SimulatedCloud(SimContext, Mocks):
     _aws_zones = aws_cloud.availability_zones
     _aws_offerings = aws_cloud.instance_type_offerings
 
-    def __init__(self, config: dict[str, str] | None = None) -> None:
-        super().__init__(config)
+    def __init__(
+        self, config: dict[str, str] | None = None, existing: Existing | None = None
+    ) -> None:
+        super().__init__(config, existing)
         aws = aws_cloud.AwsCloud(
             self,
             answers={
@@ -78,4 +82,10 @@ class SimulatedCloud(SimContext, Mocks):
                 "add it to the simulation of its package (aistack.engine.aws_cloud, "
                 "gcp_cloud, k8s_cloud; known: " + ", ".join(sorted(self._invokes)) + ")"
             )
-        return answer(dict(args.args), args.provider)
+        try:
+            return answer(dict(args.args), args.provider)
+        except NotFound as missing:
+            # The mocks monitor turns (outputs, failures) into the invoke's failure, which
+            # the SDK raises where the program can catch it; an exception raised here would
+            # be an unhandled RPC error that fails the run whatever the program does.
+            return {}, [("", str(missing))]  # type: ignore[return-value]

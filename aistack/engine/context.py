@@ -18,12 +18,16 @@ from typing import Any, ClassVar, Protocol
 
 from pulumi.runtime import MockResourceArgs
 
+from aistack.errors import AistackError
+
 __all__ = [
     "ACCOUNT_ID",
     "DEFAULT_AWS_REGION",
     "DEFAULT_GCP_REGION",
     "GCP_PROJECT",
+    "Existing",
     "Invoke",
+    "NotFound",
     "SimContext",
     "SimulatedProvider",
     "digest",
@@ -36,6 +40,17 @@ DEFAULT_GCP_REGION = "us-central1"
 
 #: One invoke's answer: (the invoke's arguments, the provider reference) -> its outputs.
 Invoke = Callable[[dict[str, Any], str], dict[str, Any]]
+#: What the account or project already holds when the run starts, left by earlier
+#: deployments (engine.lifecycle.Account.existing): (resource type, scope, name) -> the
+#: outputs the cloud would return for it. The scope is the lifecycle's (project and
+#: location on GCP, account and region on AWS). Lookups (an ECR repository by name, a
+#: workload identity pool by id) answer from it; a fresh account holds nothing.
+Existing = Mapping[tuple[str, tuple[str, ...], str], Mapping[str, Any]]
+
+
+class NotFound(AistackError):
+    """A lookup of a name the account does not hold. The run answers it as the invoke's
+    failure, which the program can catch, as it can the provider's own "not found"."""
 
 
 def digest(*parts: str, length: int = 17) -> str:
@@ -55,9 +70,12 @@ class SimContext:
     #: family>` (engine.gcp_cloud.quotas answers getSQuotaInfo and QuotaPreference from these).
     gcp_quotas: ClassVar[dict[str, float]] = {}
 
-    def __init__(self, config: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, config: Mapping[str, str] | None = None, existing: Existing | None = None
+    ) -> None:
         #: The run's flat config (`aws:region`, `gcp:project`, `kubernetes:kubeconfig`...).
         self.config: dict[str, str] = dict(config or {})
+        self.existing: Existing = dict(existing or {})
         #: provider reference ("urn::id") -> that provider's inputs, filled by the recorder.
         self.providers: dict[str, dict[str, Any]] = {}
         #: What a simulation remembers between registrations of this run (the address ranges

@@ -29,6 +29,8 @@ class Resource:
     provider: str = ""
     protect: bool = False
     retain_on_delete: bool = False
+    #: The `import` option: the id of an existing cloud resource the deployment takes over.
+    import_id: str = ""
     property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property

@@ -32,6 +32,7 @@ from pulumi.runtime import (
 
 from aistack.engine import gcp_cloud, pulumi_compat
 from aistack.engine.cloud import SimulatedCloud
+from aistack.engine.context import Existing
 from aistack.engine.graph import Resource, StackGraph
 from aistack.errors import ConfigError, EngineError
 
@@ -130,6 +131,7 @@ class RecordingMonitor(pulumi_compat.MocksMonitor):
             provider=request.provider,
             protect=bool(request.protect),
             retain_on_delete=bool(request.retainOnDelete),
+            import_id=request.importId,
             property_dependencies={
                 key: tuple(deps.urns) for key, deps in request.propertyDependencies.items()
             },
@@ -215,16 +217,18 @@ def run(
     project: str = "aistack",
     stack: str = "dev",
     config_source: str = "the stack's config",
+    existing: Existing | None = None,
 ) -> StackGraph:
     """Run `program` (a function that declares resources) and return what it registered.
 
     `config` keys without a namespace belong to `project`; structured values (dicts,
     lists) are passed the way the Pulumi CLI passes them, as JSON. `secure:` values become
     a placeholder marked as secret (`StackGraph.notes` says which). `config_source` names
-    where the config came from in error messages.
+    where the config came from in error messages. `existing`: what the simulated account
+    already holds (engine.context.Existing), for a run after earlier deployments.
     """
     flat_config, secret_keys = _config_map(project, config)
-    cloud = SimulatedCloud(flat_config)
+    cloud = SimulatedCloud(flat_config, existing)
     monitor = RecordingMonitor(cloud)
     loop = asyncio.new_event_loop()
     loop.set_exception_handler(_unretrieved)
@@ -448,8 +452,11 @@ def load_stack_config(directory: Path, project: str, stack: str) -> dict[str, An
     }
 
 
-def run_project(path: str | Path, stack: str = "dev") -> StackGraph:
-    """Run the Pulumi project at `path` (honouring `main:`) with `Pulumi.<stack>.yaml`."""
+def run_project(
+    path: str | Path, stack: str = "dev", *, existing: Existing | None = None
+) -> StackGraph:
+    """Run the Pulumi project at `path` (honouring `main:`) with `Pulumi.<stack>.yaml`,
+    against a simulated account that holds `existing` (empty: a fresh one)."""
     directory, project_doc = read_project(path)
     project = str(project_doc.get("name") or directory.name)
     main = directory / str(project_doc.get("main") or ".")
@@ -468,6 +475,7 @@ def run_project(path: str | Path, stack: str = "dev") -> StackGraph:
             project=project,
             stack=stack,
             config_source=f"Pulumi.{stack}.yaml",
+            existing=existing,
         )
 
 

@@ -132,9 +132,12 @@ class AuditLogs(pulumi.ComponentResource):
         apis = services.enabling(*APIS)
 
         # One audit config per service: the provider's IAMAuditConfig is authoritative for
-        # its service's entry of the project's policy, so a second one (here or in another
-        # stack) for the same service would fight this one. No exempted principals: the
-        # training account reads the datasets too, and those reads are the point.
+        # its service's entry of the project's policy. Every aistack stack writes the same
+        # entry (all three log types, no exempted principals: the training account reads
+        # the datasets too, and those reads are the point), so two stacks of one project
+        # agree; but deleting it removes the entry for the project, so `destroy` keeps it:
+        # one stack's destroy must not turn off the audit logs another stack relies on.
+        # Turning them off is a deliberate act (docs/components/gcp/audit-logs.md).
         self.audit_configs = {
             service: gcp.projects.IAMAuditConfig(
                 f"{name}-{_short(service)}",
@@ -144,7 +147,7 @@ class AuditLogs(pulumi.ComponentResource):
                     gcp.projects.IAMAuditConfigAuditLogConfigArgs(log_type=log_type)
                     for log_type in DATA_ACCESS_LOG_TYPES
                 ],
-                opts=child_opts(self, depends_on=apis),
+                opts=child_opts(self, depends_on=apis, retain_on_delete=True),
             )
             for service in args.data_access_services
         }

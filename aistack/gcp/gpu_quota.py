@@ -37,6 +37,7 @@ import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
 from aistack import catalog
+from aistack._adopt import adopting
 from aistack.config import AistackModel, Governance
 from aistack.contracts.capacity import CapacityNeed, HasCapacityNeeds, Market
 from aistack.contracts.quota_needs import as_dicts, gather_needs
@@ -170,6 +171,14 @@ class GpuQuotaArgs(AistackModel):
         max_length=500,
         description="Why the GPUs are needed, sent with every request; default: the "
         "sizing summary (pools, machine types, node counts).",
+    )
+    adopt_filed: bool = Field(
+        False,
+        description="Take over the preferences an earlier deployment filed (Pulumi's import, "
+        "by their project-level ids) instead of creating them. A preference can never be "
+        "deleted and there is one per quota and dimensions in a project, so `destroy` only "
+        "forgets it and the next create of it fails with 409: set this for every "
+        "deployment of the stack after its first. Default off: the project's first.",
     )
 
     @field_validator("needs", mode="before")
@@ -392,8 +401,15 @@ class GpuQuota(pulumi.ComponentResource):
                 justification=justification,
                 # Cloud Quotas v1 has no delete for quota preferences (create, get, list
                 # and patch: CloudQuotasClient service description), and a granted quota
-                # must outlive the stack: `pulumi destroy` only forgets them.
-                opts=child_opts(self, depends_on=apis, retain_on_delete=True),
+                # must outlive the stack: `pulumi destroy` only forgets them. No invoke
+                # reads a preference, so whether one was filed is the stack's to say
+                # (adoptFiled); the id is the provider's import id.
+                opts=adopting(
+                    child_opts(self, depends_on=apis, retain_on_delete=True),
+                    f"{parent}/locations/global/quotaPreferences/{request.preference_id}"
+                    if args.adopt_filed
+                    else None,
+                ),
             )
             self.preferences[request.preference_id] = preference
             self.granted_values[request.preference_id] = preference.quota_config.granted_value

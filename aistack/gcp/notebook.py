@@ -35,6 +35,7 @@ import pulumi_gcp as gcp
 from pydantic import Field, field_validator, model_validator
 
 from aistack import catalog
+from aistack._adopt import adopting, found
 from aistack.config import AistackModel, Governance
 from aistack.contracts.capacity import CapacityNeed
 from aistack.errors import Problems
@@ -431,11 +432,16 @@ class Notebook(pulumi.ComponentResource):
         self.kms_key_name = None
         disk_encryption: dict[str, Any] = {"disk_encryption": "GMEK"}
         waits: list[pulumi.Resource] = list(grants)
+        instance_name = args.instance_name or scoped_id(resource_id_from(name), limit=63)
+        # An instance this stack left on an earlier destroy (retained with the notebooks on
+        # its disks) is taken over with the key its disks are encrypted with, not met with
+        # a 409 (aistack._adopt).
+        left, left_key = _left_instance(self.project, zone, instance_name, self)
         if not args.allow_google_managed_encryption:
             # CMEK keys must be in the location of the disks they encrypt: the region.
             self.key_ring, self.crypto_key, key_id = stack_key(
                 name,
-                args.kms_key_name,
+                args.kms_key_name or left_key,
                 project=self.project,
                 location=self.region,
                 labels=labels,
@@ -481,7 +487,7 @@ class Notebook(pulumi.ComponentResource):
 
         self.instance = gcp.workbench.Instance(
             f"{name}-instance",
-            name=args.instance_name or scoped_id(resource_id_from(name), limit=63),
+            name=instance_name,
             project=self.project,
             location=zone,
             gce_setup=gcp.workbench.InstanceGceSetupArgs(
@@ -533,7 +539,7 @@ class Notebook(pulumi.ComponentResource):
             deletion_policy=deletion_policy,
             labels=labels,
             # The grants first: the VM's first boot reads the data and writes logs.
-            opts=keep(*waits),
+            opts=adopting(keep(*waits), left),
         )
         self.instance_name = self.instance.name
         self.instance_id = self.instance.id
@@ -569,3 +575,30 @@ class Notebook(pulumi.ComponentResource):
                 market="on-demand",
             )
         ]
+
+
+def _left_instance(
+    project: str, zone: str, instance_name: str, parent: pulumi.Resource
+) -> tuple[str | None, str | None]:
+    """The Workbench instance id to import if the project already holds `instance_name` in
+    `zone` (what an earlier destroy of this stack retained), and the key of its boot disk.
+    The provider has no Workbench instance lookup, so the Compute Engine VM the instance
+    runs as is looked up: by the instance's name in its zone. That the VM carries the
+    instance's name is how Workbench instances show in `gcloud compute instances list`,
+    not a documented contract: verify it on a real project before relying on it
+    (docs/real-boot.md). (None, None) when there is none."""
+    vm = found(
+        lambda: gcp.compute.get_instance(
+            name=instance_name,
+            zone=zone,
+            project=project,
+            opts=pulumi.InvokeOptions(parent=parent),
+        )
+    )
+    if vm is None or not getattr(vm, "name", None):
+        return None, None
+    keys = [d.kms_key_self_link for d in vm.boot_disks or () if d.kms_key_self_link]
+    # Compute Engine names the key version that encrypted the disk; the instance takes
+    # the key: projects/P/locations/L/keyRings/R/cryptoKeys/K.
+    key = re.sub(r"/cryptoKeyVersions/\d+$", "", keys[0]) if keys else None
+    return f"projects/{project}/locations/{zone}/instances/{instance_name}", key

@@ -27,13 +27,14 @@ again within 30 days either undeletes them or moves to a new suffix
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
 from aistack import _github
+from aistack._adopt import adopting, found
 from aistack.config import AistackModel, Governance
 from aistack.errors import ConfigError, Problem, Problems
 from aistack.gcp._base import child_opts, resource_id_from, scoped_id
@@ -582,10 +583,18 @@ class WorkloadIdentity(pulumi.ComponentResource):
     def _github(self, github: GithubActions, account_id: str) -> None:
         args = self.args
         pool_id, provider_id = args.pool_and_provider_ids(self._name)
-        # Deleting a pool or provider reserves its id for 30 days: in prod, a deliberate
-        # unprotect first.
+        # A deleted pool or provider holds its id for 30 days and a create of it fails
+        # meanwhile (IAM docs, "Manage workload identity pools and providers"), so `destroy`
+        # keeps both, and the next `up` of the stack takes them over (aistack._adopt): the
+        # id GitHub's workflows name stays valid. A kept pool admits no one: the bindings
+        # that let its principals act as the service accounts are deleted with the stack.
+        # In prod, deleting them at all takes a deliberate unprotect.
+        pool_left, provider_left = self._left_github_pool(pool_id, provider_id)
         guarded = child_opts(
-            self, depends_on=self._apis, protect=args.governance.environment == "prod"
+            self,
+            depends_on=self._apis,
+            protect=args.governance.environment == "prod",
+            retain_on_delete=True,
         )
         self.github_pool = gcp.iam.WorkloadIdentityPool(
             f"{self._name}-github-pool",
@@ -593,7 +602,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
             workload_identity_pool_id=pool_id,
             display_name=f"GitHub {github.owner}"[:32],
             description=f"aistack: GitHub Actions of {github.repository}"[:256],
-            opts=guarded,
+            opts=adopting(guarded, pool_left),
         )
         self.github_provider = gcp.iam.WorkloadIdentityPoolProvider(
             f"{self._name}-github-provider",
@@ -606,7 +615,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
             attribute_mapping=dict(GITHUB_ATTRIBUTE_MAPPING),
             attribute_condition=github_attribute_condition(github),
             oidc=gcp.iam.WorkloadIdentityPoolProviderOidcArgs(issuer_uri=GITHUB_ISSUER),
-            opts=guarded,
+            opts=adopting(guarded, provider_left),
         )
         self.github_provider_name = self.github_provider.name
         account = self._account(github.workload, account_id, None)
@@ -628,6 +637,39 @@ class WorkloadIdentity(pulumi.ComponentResource):
         )
 
     # ---- lookups ---------------------------------------------------------------------------
+
+    def _left_github_pool(self, pool_id: str, provider_id: str) -> tuple[str | None, str | None]:
+        """The ids of the GitHub pool and provider an earlier destroy of this stack kept,
+        to import (None for each the project does not hold). One deleted by hand within
+        30 days is refused with the undelete command: it can be neither created nor
+        imported until it is undeleted."""
+        opts = pulumi.InvokeOptions(parent=self)
+        pool_path = f"projects/{self.project}/locations/global/workloadIdentityPools/{pool_id}"
+        pool = found(
+            lambda: gcp.iam.get_workload_identity_pool(
+                project=self.project, workload_identity_pool_id=pool_id, opts=opts
+            )
+        )
+        if pool is None or not getattr(pool, "name", None):
+            return None, None
+        _refuse_deleted(pool, pool_path, f"gcloud iam workload-identity-pools undelete {pool_id}")
+        provider = found(
+            lambda: gcp.iam.get_workload_identity_pool_provider(
+                project=self.project,
+                workload_identity_pool_id=pool_id,
+                workload_identity_pool_provider_id=provider_id,
+                opts=opts,
+            )
+        )
+        if provider is None or not getattr(provider, "name", None):
+            return pool_path, None
+        _refuse_deleted(
+            provider,
+            f"{pool_path}/providers/{provider_id}",
+            f"gcloud iam workload-identity-pools providers undelete {provider_id} "
+            f"--workload-identity-pool={pool_id}",
+        )
+        return pool_path, f"{pool_path}/providers/{provider_id}"
 
     @property
     def workloads(self) -> tuple[str, ...]:
@@ -660,3 +702,14 @@ class WorkloadIdentity(pulumi.ComponentResource):
         """The annotation a Kubernetes service account needs to impersonate the workload's
         account (GKE docs: `iam.gke.io/gcp-service-account`)."""
         return {"iam.gke.io/gcp-service-account": self.email(workload)}
+
+
+def _refuse_deleted(held: Any, path: str, undelete: str) -> None:
+    if getattr(held, "state", "") == "DELETED":
+        raise ConfigError(
+            f"{path} was deleted less than 30 days ago: IAM holds its id, so it can be "
+            "neither created nor taken over.",
+            field="githubActions",
+            fix=f"undelete it (`{undelete} --location=global --project=<project>`) and run "
+            "`pulumi up` again.",
+        )

@@ -1709,6 +1709,13 @@ class GcpGpuQuotaArgs(TypedDict):
     """Why the GPUs are needed, sent with every request; default: the sizing summary (pools,
     machine types, node counts).
     """
+    adopt_filed: NotRequired[bool]
+    """Take over the preferences an earlier deployment filed (Pulumi's import, by their
+    project-level ids) instead of creating them. A preference can never be deleted and there
+    is one per quota and dimensions in a project, so `destroy` only forgets it and the next
+    create of it fails with 409: set this for every deployment of the stack after its first.
+    Default off: the project's first. Default: false.
+    """
     project: str
     """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
     enabled_services: pulumi.Input[list[str]]

@@ -6,6 +6,9 @@ the rule it exercises."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 from aistack.engine.graph import Resource, StackGraph
 from aistack.engine.lifecycle import Account
 
@@ -110,3 +113,44 @@ def test_a_resource_a_stack_stops_declaring_is_released():
     account.up(_graph("dev", (GROUP, {"name": "g", "region": "r"}, False)))
     account.up(_graph("dev"))
     assert account.up(_graph("staging", (GROUP, {"name": "g", "region": "r"}, False))) == []
+
+
+REPOSITORY = "gcp:artifactregistry/repository:Repository"
+
+
+def _importing(graph: StackGraph, import_id: str) -> StackGraph:
+    graph.resources = [dataclasses.replace(r, import_id=import_id) for r in graph.resources]
+    return graph
+
+
+def test_an_import_takes_over_what_a_destroy_kept_and_existing_shows_it():
+    kept = (REPOSITORY, {"repositoryId": "images-abc123", "location": "europe-west4"}, True)
+    account = Account()
+    account.up(_graph("dev", kept))
+    account.destroy(_graph("dev", kept))
+    assert list(account.existing()) == [(REPOSITORY, ("team", "europe-west4"), "images-abc123")]
+    # Created again, the kept name is met; imported, it is taken over.
+    assert [p.stack for p in _copy(account).up(_graph("dev", kept))] == ["p/dev"]
+    assert account.up(_importing(_graph("dev", kept), "projects/team/.../images-abc123")) == []
+
+
+def test_an_import_of_a_name_nobody_holds_or_another_stack_holds_fails():
+    kept = (REPOSITORY, {"repositoryId": "images-abc123", "location": "europe-west4"}, True)
+    nobody = Account().up(_importing(_graph("dev", kept), "x"))
+    assert [p.what for p in nobody] and "does not hold" in nobody[0].what
+    account = Account()
+    account.up(_graph("dev", kept))
+    shared = account.up(_importing(_graph("staging", kept), "x"))
+    assert shared and "p/dev" in shared[0].what
+
+
+def test_existing_marks_a_soft_deleted_name_deleted():
+    account = Account()
+    bucket = (LOG_BUCKET, {"bucketId": "audit-abc123", "location": "europe-west4"}, False)
+    account.up(_graph("dev", bucket))
+    account.destroy(_graph("dev", bucket))
+    assert [v["state"] for v in account.existing().values()] == ["DELETED"]
+
+
+def _copy(account: Account) -> Account:
+    return copy.deepcopy(account)

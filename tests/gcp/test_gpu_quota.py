@@ -21,10 +21,11 @@ import re
 
 import pytest
 
-from aistack import catalog, gcp
+from aistack import catalog, engine, gcp
 from aistack.contracts.capacity import CapacityNeed
 from aistack.engine.cloud import SimulatedCloud
 from aistack.engine.gcp_cloud import missing_api_dependencies
+from aistack.engine.lifecycle import Account
 from aistack.errors import ConfigError
 from aistack.gcp.gpu_quota import current_value, preference_id
 
@@ -462,3 +463,39 @@ def test_two_gpu_quotas_filing_the_same_quota_in_one_project_fail_as_on_gcp(run,
 
     with pytest.raises(Exception, match="already exists"):
         run(program)
+
+
+def _up(program, account):
+    graph = engine.run(
+        program,
+        config={"gcp:project": PROJECT, "gcp:region": "europe-west4"},
+        existing=account.existing(),
+    )
+    return graph, account.up(graph)
+
+
+def test_a_destroyed_stack_comes_up_again_by_adopting_what_it_filed(governance):
+    # `destroy` only forgets a preference (terraform-provider-google
+    # resource_cloud_quotas_quota_preference.go: Delete logs "cannot be deleted from Google
+    # Cloud" and clears the id; Create POSTs ...quotaPreferences?quotaPreferenceId=), so
+    # the next create of the same id meets the first one. adoptFiled imports it instead.
+    account = Account()
+    first, problems = _up(_stack(governance, _need()), account)
+    assert problems == []
+    account.destroy(first)
+    again, problems = _up(_stack(governance, _need()), account)
+    assert {p.name.split(" (")[0] for p in problems} == {r.name for r in again.of_type(PREFERENCE)}
+    adopted, problems = _up(_stack(governance, _need(), adoptFiled=True), account)
+    assert problems == []
+    assert {r.import_id for r in adopted.of_type(PREFERENCE)} == {
+        f"projects/{PROJECT}/locations/global/quotaPreferences/{r.inputs['name']}"
+        for r in adopted.of_type(PREFERENCE)
+    }
+
+
+def test_adopting_preferences_nobody_filed_fails_as_an_import_does(governance):
+    # The import of an id the project does not hold fails; adoptFiled is for the deployments
+    # after the first.
+    account = Account()
+    _, problems = _up(_stack(governance, _need(), adoptFiled=True), account)
+    assert problems and all("does not hold" in p.what for p in problems)

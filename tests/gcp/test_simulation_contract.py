@@ -111,9 +111,21 @@ def every_component():
         yield {False: kept, True: loose}
 
 
+#: Kept on destroy for what their delete would do, not for data they hold: a deleted pool
+#: or provider holds its id for 30 days (IAM docs); the next `up` imports them.
+KEPT_FOR_THEIR_IDS = {
+    "gcp:iam/workloadIdentityPool:WorkloadIdentityPool",
+    "gcp:iam/workloadIdentityPoolProvider:WorkloadIdentityPoolProvider",
+}
+
+
 def test_every_retained_resource_prevents_its_deletion_where_pulumi_gcp_allows(every_component):
     graph = every_component[False]
-    retained = [r for r in graph.resources if r.type.startswith("gcp:") and r.retain_on_delete]
+    retained = [
+        r
+        for r in graph.resources
+        if r.type.startswith("gcp:") and r.retain_on_delete and r.type not in KEPT_FOR_THEIR_IDS
+    ]
     assert retained
     for resource in retained:
         if _takes_deletion_policy(resource.type):

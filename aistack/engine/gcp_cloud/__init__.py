@@ -14,7 +14,7 @@ per responsibility:
   Pub/Sub, Monitoring, custom role, Cloud Function), `workbench` (Vertex AI Workbench
   instances): each type's ids and outputs and the refusals of its API;
 - `provider`: `GcpCloud`, which hands registrations to `resources` and invokes to `invokes`;
-- `invokes`: the invokes answered, by token;
+- `invokes`: the invokes answered, by token (`lookups`: what earlier deployments left);
 - `api_enablement`: the contract that a component's resource waits for its API
   (`ApiRaceCheck`, `missing_api_dependencies`);
 - `project`: the project number, autonames and `SimulatedGcpError`.

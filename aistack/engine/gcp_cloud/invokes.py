@@ -1,7 +1,7 @@
 """The GCP invokes the simulated cloud answers: the client config, the project, the Cloud
 Storage service agent, a region's zones and a zone's GPU machine types (from aistack's
-catalog), and Cloud Quotas' QuotaInfo. Any other `gcp:` invoke fails loudly in
-`SimulatedCloud.call`."""
+catalog), Cloud Quotas' QuotaInfo, and the lookups of what earlier deployments left
+(`lookups`). Any other `gcp:` invoke fails loudly in `SimulatedCloud.call`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from aistack.engine.context import Invoke, SimContext
 from aistack.engine.gcp_cloud import compute_network, quotas
+from aistack.engine.gcp_cloud.lookups import lookups
 from aistack.engine.gcp_cloud.project import SimulatedGcpError, project_number
 
 __all__ = ["ACCELERATOR_TYPES", "invokes"]
@@ -67,6 +68,7 @@ def invokes(ctx: SimContext) -> dict[str, Invoke]:
         "gcp:compute/getMachineTypes:getMachineTypes": machine_types,
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo": quota_info,
         "gcp:compute/getZones:getZones": zones,
+        **lookups(ctx),
     }
 
 

@@ -103,6 +103,15 @@ RULES: tuple[NameRule, ...] = (
         "reusable meanwhile (cloud.google.com/iam/docs/manage-workload-identity-pools-providers)",
     ),
     NameRule(
+        "gcp:iam/workloadIdentityPoolProvider:WorkloadIdentityPoolProvider",
+        _named("workloadIdentityPoolProviderId", located=False, parent="workloadIdentityPoolId"),
+        on_delete=Fate.SOFT_DELETED,
+        hold_days=30,
+        source="IAM: a deleted provider is kept 30 days, can be undeleted, and its id is "
+        "not reusable meanwhile (cloud.google.com/iam/docs/manage-workload-identity-pools-"
+        "providers)",
+    ),
+    NameRule(
         "gcp:cloudquota/sQuotaPreference:SQuotaPreference",
         _quota,
         on_delete=Fate.KEPT,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from aistack.engine.graph import Resource, StackGraph
 
@@ -86,6 +87,8 @@ class _Holding:
     #: Holders whose destroy deletes it (the rest keep it).
     deleters: set[str] = field(default_factory=set)
     soft_deleted_days_left: int | None = None
+    #: What the cloud returns for it: the outputs of the resource that created it.
+    outputs: dict[str, Any] = field(default_factory=dict)
 
 
 RuleBook = dict[str, NameRule]
@@ -122,13 +125,29 @@ class Account:
                 if rule.fate(resource) is not Fate.KEPT:
                     holding.deleters.add(stack)
                 continue
-            problem = self._create(stack, name, resource, rule, holding)
+            if resource.import_id:
+                problem = self._import(stack, name, resource, rule, holding)
+            else:
+                problem = self._create(stack, name, resource, rule, holding)
             if problem is not None:
                 problems.append(problem)
         for name, holding in list(self._names.items()):
             if stack in holding.holders and name not in declared:
                 self._release(stack, name, holding)
         return problems
+
+    def existing(self) -> dict[tuple[str, tuple[str, ...], str], dict[str, Any]]:
+        """What the account holds now, as a run's lookups see it (engine.context.Existing):
+        each name with the outputs of the resource that made it, a soft-deleted one with
+        `state: DELETED`."""
+        return {
+            (name.kind, name.scope, name.name): (
+                {**holding.outputs, "state": "DELETED"}
+                if holding.soft_deleted_days_left is not None
+                else dict(holding.outputs)
+            )
+            for name, holding in self._names.items()
+        }
 
     def destroy(self, graph: StackGraph) -> None:
         """`pulumi destroy` of the stack: each name deleted, soft-deleted or kept."""
@@ -156,7 +175,9 @@ class Account:
     ) -> Problem | None:
         deletes = rule.fate(resource) is not Fate.KEPT
         if holding is None:
-            self._names[name] = _Holding(rule, {stack}, {stack} if deletes else set())
+            self._names[name] = _Holding(
+                rule, {stack}, {stack} if deletes else set(), outputs=dict(resource.outputs)
+            )
             return None
         problem = _met(stack, name, resource, rule, holding)
         if problem is None or rule.meets_live is Meets.ADOPT:
@@ -165,6 +186,39 @@ class Account:
             if deletes:
                 holding.deleters.add(stack)
         return problem
+
+    def _import(
+        self,
+        stack: str,
+        name: CloudName,
+        resource: Resource,
+        rule: NameRule,
+        holding: _Holding | None,
+    ) -> Problem | None:
+        """The `import` option: the engine reads the resource by id and takes it into the
+        stack, or fails when nothing has that id."""
+        where = f"{resource.name} ({name})"
+        if holding is None or holding.soft_deleted_days_left is not None:
+            return Problem(
+                stack,
+                where,
+                f"the deployment imports {resource.import_id!r}, which the account does not "
+                "hold (or holds deleted): the import fails.",
+                "import only what a lookup found (aistack._adopt).",
+            )
+        others = sorted(holding.holders - {stack})
+        if others:
+            return Problem(
+                stack,
+                where,
+                f"the deployment imports what stack {', '.join(others)} manages: both "
+                "stacks would then own it.",
+                "put a digest of the stack into the name (aistack.contracts.naming).",
+            )
+        holding.holders.add(stack)
+        if rule.fate(resource) is not Fate.KEPT:
+            holding.deleters.add(stack)
+        return None
 
     def _release(self, stack: str, name: CloudName, holding: _Holding) -> None:
         deleted = stack in holding.deleters
