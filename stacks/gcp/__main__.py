@@ -119,7 +119,11 @@ args = parse_all(
                 notebookMachineTypes=[(config.get_object("notebook") or {}).get("machineType", "")],
             ),
         ),
-        "training": (gcp.TrainingPoolArgs, settings("training")),
+        # The block with its image in the stack's registry (in_registry), not as written.
+        "training": (
+            gcp.TrainingPoolArgs,
+            {**training, "governance": governance, "region": region},
+        ),
         "notebook": (
             gcp.NotebookArgs,
             {**(config.get_object("notebook") or {}), "governance": governance},

@@ -39,13 +39,13 @@ DIGESTS = {
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
-    "gcp-guardrails": "a09cccb728ca494dfa25debadf633bc7457c0bdaf73fb5c0ab25e547064dbc20",
+    "gcp-guardrails": "4a9c74cc290653ed1cbffb489dde5e9ced612b6b56ede8b4ed343dfc66405fa3",
     "kubernetes": "0545b776410a4ce7dbd555f57dff31020b9a70320c477e8163400da7d4339ce0",
     "kubernetes-eks": "e4ec524283953646e390518b4f09a104cf0f82176e40c446faa18e91231c7c7d",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
     "kubernetes-gke": "09fb5390b30d6448b919738035c2fd0b4acc9d2db3904745d73364b88824a86e",
     "gcp-training": "a177e8b060b739119050f8a6d5193dac487de1095a122db7172e2b1ba56d7bbe",
-    "gcp": "82bd08a0e7f9ef22c8dcd671a0b7abaa2f3d4911f86f963729d1572fe763478e",
+    "gcp": "adf2e908b22dbef8da676e68b476711d4c6c961caf0ba256364bbe2a37b96e4c",
 }
 
 

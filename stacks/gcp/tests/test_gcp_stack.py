@@ -116,6 +116,9 @@ def test_images_come_from_the_stack_s_registry_each_workload_granted_what_it_doe
     startup = graph.named("serve-1-4-0-template").inputs["metadata"]["startup-script"]
     assert registry + "vllm-server@sha256:" in startup
     assert registry + "nginx-gateway@sha256:" in startup
+    # The trainer too: a bare `trainer@sha256:` would be pulled from Docker Hub.
+    trainer = graph.named("train-template").inputs["metadata"]["aistack-image"]
+    assert trainer.startswith(registry + "trainer@sha256:")
     grants = {
         (g.inputs["role"], g.inputs["member"].split(":")[1])
         for g in graph.of_type("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember")
