@@ -487,9 +487,14 @@ class BudgetGuard(pulumi.ComponentResource):
                 if access_logs is not None
                 else None
             ),
+            # The stack's key, as the topic and the build repository (the state records
+            # what the kill switch stopped, the source is the function's code).
+            encryption=gcp.storage.BucketEncryptionArgs(default_kms_key_name=self.kms_key_name),
             labels=labels,
+            # The state matters only while the pools it sizes exist, and the same destroy
+            # deletes them; versioning keeps each overwritten state for the days above.
             force_destroy=True,
-            opts=on(STORAGE_API),
+            opts=on(STORAGE_API, depends_on=[self.bucket_key_grant]),
         )
         self.state_bucket_name = self.bucket.name
         self.state_grant = gcp.storage.BucketIAMMember(
@@ -659,9 +664,10 @@ class BudgetGuard(pulumi.ComponentResource):
         )
 
     def _encryption(self, name: str, labels: dict[str, str]) -> None:
-        """The key the topic and the image repository are encrypted with, and its grants
-        to the two service agents that encrypt on their behalf. ServiceIdentity makes each
-        agent exist before the grant names it (a grant to a missing agent fails)."""
+        """The key the topic, the image repository and the guard bucket are encrypted with,
+        and its grants to the three service agents that encrypt on their behalf.
+        ServiceIdentity makes each agent exist before the grant names it (a grant to a
+        missing agent fails)."""
         on = self._on
         self.key_ring, self.crypto_key, self.kms_key_name = stack_key(
             name,
@@ -669,7 +675,7 @@ class BudgetGuard(pulumi.ComponentResource):
             project=self.project,
             location=self.region,
             labels=labels,
-            # Nothing here outlives the stack: budget messages and build images.
+            # Nothing here outlives the stack: budget messages, build images, the state.
             deletion_policy="DELETE",
             opts=lambda: on(KMS_API),
         )
@@ -697,6 +703,22 @@ class BudgetGuard(pulumi.ComponentResource):
             crypto_key_id=self.kms_key_name,
             role=KMS_ENCRYPTER,
             member=self.registry_agent.member,
+            opts=on(KMS_API),
+        )
+        # Cloud Storage docs, "Use customer-managed encryption keys": the project's Cloud
+        # Storage service agent encrypts the guard bucket's objects (its state and the
+        # function's source) and must hold the key before the bucket names it.
+        storage_agent = gcp.storage.get_project_service_account_output(
+            project=self.project,
+            opts=pulumi.InvokeOutputOptions(
+                parent=self, depends_on=self._services.enabling(STORAGE_API)
+            ),
+        )
+        self.bucket_key_grant = gcp.kms.CryptoKeyIAMMember(
+            f"{name}-key-storage",
+            crypto_key_id=self.kms_key_name,
+            role=KMS_ENCRYPTER,
+            member=storage_agent.member,
             opts=on(KMS_API),
         )
 

@@ -30,7 +30,7 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pulumi
 import pulumi_gcp as gcp
@@ -171,6 +171,15 @@ class GpuQuotaArgs(AistackModel):
         max_length=500,
         description="Why the GPUs are needed, sent with every request; default: the "
         "sizing summary (pools, machine types, node counts).",
+    )
+    mode: Literal["file", "check"] = Field(
+        "file",
+        description="'file': file a preference per quota (the stack that owns the project's "
+        "quotas). 'check': file nothing and read each quota in force, warning where it "
+        "falls short: for the other stacks of a project whose quotas one stack files "
+        "(there is one preference per quota and dimensions in a project, sized by whoever "
+        "files it; a second stack filing the same one fails with 409). AIS-C1-02 takes a "
+        "checked need as delegated to the project's quota stack.",
     )
     adopt_filed: bool = Field(
         False,
@@ -363,6 +372,9 @@ class GpuQuota(pulumi.ComponentResource):
         parent = f"projects/{self.project}"
         apis = services.enabling(QUOTAS_API, COMPUTE_API)
         self.requests = {r.preference_id: r for r in plan}
+        if args.mode == "check":
+            self._check(name, plan, parent, apis)
+            return
         self.requested_gpus = {r.preference_id: r.gpus for r in plan}
         self.summaries = {r.preference_id: r.summary for r in plan}
         self.preferences = {}
@@ -431,6 +443,60 @@ class GpuQuota(pulumi.ComponentResource):
                 },
             }
         )
+
+    def _check(
+        self,
+        name: str,
+        plan: Sequence[GpuQuotaRequest],
+        parent: str,
+        apis: Sequence[pulumi.Resource],
+    ) -> None:
+        """Mode 'check': read each quota in force and warn where it falls short; file
+        nothing (another stack of the project files its quotas)."""
+        self.requested_gpus = {r.preference_id: r.gpus for r in plan}
+        self.summaries = {r.preference_id: r.summary for r in plan}
+        self.preferences = {}
+        self.granted_values = {}
+        self.reconciling = {}
+        self.current_values: dict[str, pulumi.Output[float]] = {}
+        for request in plan:
+            info = gcp.cloudquota.get_s_quota_info_output(
+                parent=parent,
+                service=SERVICE,
+                quota_id=request.quota_id,
+                opts=pulumi.InvokeOutputOptions(parent=self, depends_on=list(apis)),
+            )
+            self.current_values[request.preference_id] = info.dimensions_infos.apply(
+                functools.partial(_warn_if_short, name, request)
+            )
+        self.register_outputs(
+            {
+                "project": self.project,
+                "mode": "check",
+                "requests": {
+                    r.preference_id: {
+                        "quota_id": r.quota_id,
+                        "dimensions": dict(r.dimensions),
+                        "requested_gpus": r.gpus,
+                        "summary": r.summary,
+                        "current_value": self.current_values[r.preference_id],
+                    }
+                    for r in plan
+                },
+            }
+        )
+
+
+def _warn_if_short(name: str, request: GpuQuotaRequest, infos: Sequence[Any]) -> float:
+    current = current_value(infos, dict(request.dimensions))
+    if 0 <= current < request.gpus:
+        pulumi.log.warn(
+            f"{name}: {request.quota_id} {dict(request.dimensions) or ''} is {current:g} in "
+            f"force, and {request.summary} needs {request.gpus}: the project's quota stack "
+            "must file it (gcp.GpuQuota mode 'file', sized for every stack's pools) before "
+            "these pools can launch."
+        )
+    return current
 
 
 def _split_needs(args: Any, name: str) -> tuple[Any, list[Problem], list[str]]:

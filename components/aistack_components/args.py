@@ -1677,6 +1677,11 @@ class GcpGpuNeed(TypedDict):
     """
 
 
+class GcpGpuQuotaMode(enum.StrEnum):
+    FILE = "file"
+    CHECK = "check"
+
+
 class GcpGpuQuotaArgs(TypedDict):
     """The inputs of GcpGpuQuota: its configuration, validated into
     aistack.gcp.gpu_quota.GpuQuotaArgs as a Python caller's is, and its wiring.
@@ -1708,6 +1713,14 @@ class GcpGpuQuotaArgs(TypedDict):
     justification: NotRequired[str]
     """Why the GPUs are needed, sent with every request; default: the sizing summary (pools,
     machine types, node counts).
+    """
+    mode: NotRequired[GcpGpuQuotaMode]
+    """'file': file a preference per quota (the stack that owns the project's quotas). 'check':
+    file nothing and read each quota in force, warning where it falls short: for the other
+    stacks of a project whose quotas one stack files (there is one preference per quota and
+    dimensions in a project, sized by whoever files it; a second stack filing the same one
+    fails with 409). AIS-C1-02 takes a checked need as delegated to the project's quota
+    stack. Default: "file".
     """
     adopt_filed: NotRequired[bool]
     """Take over the preferences an earlier deployment filed (Pulumi's import, by their

@@ -91,6 +91,8 @@ args = parse_all(
             {
                 "governance": governance,
                 "contactEmail": alert_emails[0] if alert_emails else "",
+                # The project's quota stack files them (quotaMode: check in Pulumi.dev.yaml).
+                "mode": config.get("quotaMode") or "file",
                 "needs": [
                     {
                         "pool": "training",

@@ -294,7 +294,13 @@ try:
             # budget with a daily alert and the kill switch that scales the pool to 0 (C3).
             "quota": (
                 gcp.GpuQuotaArgs,
-                {"governance": governance, "contactEmail": alert_emails[0] if alert_emails else ""},
+                {
+                    "governance": governance,
+                    "contactEmail": alert_emails[0] if alert_emails else "",
+                    # One preference per quota and dimensions in a project: the project's quota
+                    # stack files them, this one checks (quotaMode: check in Pulumi.dev.yaml).
+                    "mode": config.get("quotaMode") or "file",
+                },
             ),
             "budget": (
                 gcp.BudgetGuardArgs,

@@ -39,13 +39,13 @@ DIGESTS = {
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
-    "gcp-guardrails": "4a9c74cc290653ed1cbffb489dde5e9ced612b6b56ede8b4ed343dfc66405fa3",
+    "gcp-guardrails": "21cd74a485f1733979a31dc1bbea219ce4744cdd6fa8c00909d657e72b1ceb50",
     "kubernetes": "0545b776410a4ce7dbd555f57dff31020b9a70320c477e8163400da7d4339ce0",
     "kubernetes-eks": "e4ec524283953646e390518b4f09a104cf0f82176e40c446faa18e91231c7c7d",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
-    "kubernetes-gke": "09fb5390b30d6448b919738035c2fd0b4acc9d2db3904745d73364b88824a86e",
-    "gcp-training": "a177e8b060b739119050f8a6d5193dac487de1095a122db7172e2b1ba56d7bbe",
-    "gcp": "adf2e908b22dbef8da676e68b476711d4c6c961caf0ba256364bbe2a37b96e4c",
+    "kubernetes-gke": "e7df9ea2c67c28d220518730143a69b5a89281c3f84a9a2223dd8c602e8403b1",
+    "gcp-training": "16a6dde0f7c1cbf35c0beb4d04ed5aca446a5590da11d00cc56f1f14a3faaf38",
+    "gcp": "e9c3440b6eea0638be1791cf8c8f8a050e0593487a0fd70714e0eb049f1a718f",
 }
 
 

@@ -499,3 +499,44 @@ def test_adopting_preferences_nobody_filed_fails_as_an_import_does(governance):
     account = Account()
     _, problems = _up(_stack(governance, _need(), adoptFiled=True), account)
     assert problems and all("does not hold" in p.what for p in problems)
+
+
+def _box_and_quota(run, governance, mode, max_nodes=1):
+    import pulumi_gcp
+
+    def program():
+        apis = gcp.ProjectServices("apis", {"project": PROJECT})
+        gcp.GpuQuota(
+            "gpus",
+            {
+                "governance": governance,
+                "contactEmail": EMAIL,
+                "mode": mode,
+                "needs": [
+                    _need(machineTypes=["g2-standard-8"], maxNodes=max_nodes, market="on-demand")
+                ],
+            },
+            services=apis,
+        )
+        pulumi_gcp.compute.Instance(
+            "box",
+            machine_type="g2-standard-8",
+            zone="europe-west4-a",
+            network_interfaces=[{"network": "default"}],
+            boot_disk={"initialize_params": {"image": "projects/p/global/images/i-1"}},
+        )
+
+    return run(program)
+
+
+def test_check_mode_files_nothing_and_records_what_the_project_must_file(run, governance):
+    graph = _box_and_quota(run, governance, "check")
+    assert graph.of_type(PREFERENCE) == []
+    (component,) = graph.of_type("aistack:index:GcpGpuQuota")
+    requests = graph.registered_outputs[component.urn]["requests"]
+    assert {r["quota_id"]: r["requested_gpus"] for r in requests.values()} == {
+        "NVIDIA-L4-GPUS-per-project-region": 1,
+        "GPUS-ALL-REGIONS-per-project": 1,
+    }
+    # The simulated project is new: every quota in force is 0, which the warning names.
+    assert {r["current_value"] for r in requests.values()} == {0.0}

@@ -23,6 +23,7 @@ from aistack.queries.gcp.capacity import (
     AUTOSCALERS,
     QUOTA_PREFERENCE,
     GpuCapacity,
+    checked_quota_needs,
     gpu_capacities,
     quota_preferences,
 )
@@ -196,6 +197,7 @@ __all__ = [
     "node_environment",
     "open_to_world",
     "quota_preferences",
+    "checked_quota_needs",
     "region_of_location",
     "resource_by_reference",
     "run_commands",

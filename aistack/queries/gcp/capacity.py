@@ -178,3 +178,23 @@ def quota_preferences(graph: StackGraph) -> list[tuple[Resource, str, dict[str, 
         dims = {str(k): str(v) for k, v in (res.inputs.get("dimensions") or {}).items()}
         found.append((res, str(res.inputs.get("quotaId") or ""), dims, value))
     return found
+
+
+#: The component whose mode 'check' leaves a project's quotas to the stack that files them.
+GPU_QUOTA_COMPONENT = "aistack:index:GcpGpuQuota"
+
+
+def checked_quota_needs(graph: StackGraph) -> dict[tuple[str, tuple[tuple[str, str], ...]], int]:
+    """What the stack's `gcp.GpuQuota` components in mode 'check' need, by quota key
+    (quota id, sorted dimensions): GPUs the project's quota stack files for them."""
+    found: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}
+    for res in graph.of_type(GPU_QUOTA_COMPONENT):
+        outputs = graph.registered_outputs.get(res.urn) or {}
+        if outputs.get("mode") != "check":
+            continue
+        for request in (outputs.get("requests") or {}).values():
+            named = request.get("dimensions") or {}
+            dims = tuple(sorted((str(k), str(v)) for k, v in named.items()))
+            key = (str(request.get("quota_id") or ""), dims)
+            found[key] = found.get(key, 0) + int(request.get("requested_gpus") or 0)
+    return found

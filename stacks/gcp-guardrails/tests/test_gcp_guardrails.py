@@ -20,7 +20,21 @@ def graph():
 
 
 def test_every_checklist_item_it_touches_passes(graph, aistack_stack):
-    aistack_stack.kept(graph, "C1", "C3", "C4", "C6", "D1", "D5", "E1")
+    # C1 is the project's quota stack's (stacks/gcp files the quotas; this one checks).
+    aistack_stack.kept(graph, "C3", "C4", "C6", "D1", "D5", "E1")
+
+
+def test_the_gpu_quota_is_checked_not_filed_beside_the_project_s_quota_stack(graph):
+    # One preference per quota and dimensions in a project (Cloud Quotas QuotaPreference):
+    # a second stack filing the ones stacks/gcp files would fail with 409.
+    assert graph.of_type("gcp:cloudquota/sQuotaPreference:SQuotaPreference") == []
+    (quota,) = graph.of_type("aistack:index:GcpGpuQuota")
+    outputs = graph.registered_outputs[quota.urn]
+    assert outputs["mode"] == "check"
+    assert {r["quota_id"] for r in outputs["requests"].values()} == {
+        "GPUS-ALL-REGIONS-per-project",
+        "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region",
+    }
 
 
 def test_the_check_command_passes_the_stack():

@@ -54,14 +54,18 @@ def test_the_mig_vms_and_the_gke_nodes_run_as_the_training_tier_s_account(graph)
     assert gpu_pools and all(p.inputs["nodeConfig"]["serviceAccount"] == email for p in gpu_pools)
 
 
-def test_the_gpu_quota_is_filed_for_the_pool_the_gke_nodes_and_the_notebook(graph):
-    preferred = {
-        q.inputs["quotaId"]: int(q.inputs["quotaConfig"]["preferredValue"])
-        for q in graph.of_type("gcp:cloudquota/sQuotaPreference:SQuotaPreference")
+def test_the_gpu_quota_is_sized_for_the_pool_the_gke_nodes_and_the_notebook(graph):
+    # Checked, not filed: stacks/gcp files the project's one preference per quota and
+    # dimensions (quotaMode: check); this stack records what it needs of them.
+    assert graph.of_type("gcp:cloudquota/sQuotaPreference:SQuotaPreference") == []
+    (quota,) = graph.of_type("aistack:index:GcpGpuQuota")
+    needed = {
+        r["quota_id"]: r["requested_gpus"]
+        for r in graph.registered_outputs[quota.urn]["requests"].values()
     }
     # 4 Spot VMs + 4 Spot nodes (+ one of headroom), and the notebook's on-demand L4.
-    assert preferred["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"] >= 8
-    assert preferred["NVIDIA-L4-GPUS-per-project-region"] >= 1
+    assert needed["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"] >= 8
+    assert needed["NVIDIA-L4-GPUS-per-project-region"] >= 1
 
 
 def test_every_rule_passes_and_the_training_items_are_kept(graph, aistack_stack):

@@ -191,7 +191,8 @@ def _training_capacity(google):
     google.mig("zones/europe-west4-a", "train-zonal", 4, template)
     regional = f"projects/{PROJECT}/regions/europe-west4/instanceTemplates/train-r"
     google.templates[regional] = TRAINING
-    google.mig("regions/europe-west4", "train-regional", 2, regional)
+    # Declared with versions[] as gcp.TrainingPool's group is: no top-level template.
+    google.mig("regions/europe-west4", "train-regional", 2, regional, in_versions=True)
     other = f"projects/{PROJECT}/global/instanceTemplates/serve"
     google.templates[other] = {"aistack-stack": STACK, "aistack-workload": "inference"}
     google.mig("zones/europe-west4-b", "serve", 3, other)

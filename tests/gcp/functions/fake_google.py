@@ -45,10 +45,27 @@ class FakeGoogle:
 
     # -- helpers for tests ---------------------------------------------------------------
 
-    def mig(self, scope: str, name: str, size: int, template: str, autoscaler: str = "") -> None:
+    def mig(
+        self,
+        scope: str,
+        name: str,
+        size: int,
+        template: str,
+        autoscaler: str = "",
+        *,
+        in_versions: bool = False,
+    ) -> None:
+        """A group; `in_versions`: declared with `versions[]` (as gcp.TrainingPool's is),
+        the top-level `instanceTemplate` left out."""
         link = (
             f"https://www.googleapis.com/compute/v1/projects/{self.project}/{scope}/"
             f"instanceGroupManagers/{name}"
+        )
+        url = f"https://www.googleapis.com/compute/v1/{template}"
+        where = (
+            {"versions": [{"name": "primary", "instanceTemplate": url}]}
+            if in_versions
+            else {"instanceTemplate": url}
         )
         self.groups.setdefault(scope, []).append(
             {
@@ -56,7 +73,7 @@ class FakeGoogle:
                 "name": name,
                 "selfLink": link,
                 "targetSize": size,
-                "instanceTemplate": f"https://www.googleapis.com/compute/v1/{template}",
+                **where,
                 "status": {"autoscaler": autoscaler} if autoscaler else {},
             }
         )

@@ -599,7 +599,13 @@ class _KillSwitch:
         matched = []
         labels_of: dict[str, dict[str, str]] = {}
         for group in groups:
-            template = group.instance_template
+            template = _template_of(group)
+            if not template:
+                self.run_.failed(
+                    f"read the instance template of group {group.name}",
+                    ValueError("the group names no template, at the top or in versions[]"),
+                )
+                continue
             if template not in labels_of:
                 try:
                     labels_of[template] = self._template_labels(template)
@@ -793,3 +799,17 @@ def _log(severity: str, message: str, **fields: Any) -> None:
     entry = {"severity": severity, "message": message, **fields}
     print(json.dumps(entry, default=str, sort_keys=True), file=sys.stdout, flush=True)
     logger.log(logging.ERROR if severity == "ERROR" else logging.INFO, message)
+
+
+def _template_of(group: compute_v1.InstanceGroupManager) -> str:
+    """The template a group creates its VMs from. A group declared with `versions[]`
+    names its templates there (Compute Engine v1 InstanceGroupManager: `versions[]`
+    "Specifies the instance templates used by this managed instance group to create
+    instances"; the top-level `instanceTemplate` is the single-template form), so the
+    top-level field may be empty: read the first version's then."""
+    if group.instance_template:
+        return str(group.instance_template)
+    for version in group.versions:
+        if version.instance_template:
+            return str(version.instance_template)
+    return ""

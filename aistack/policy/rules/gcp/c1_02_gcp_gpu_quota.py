@@ -7,7 +7,9 @@ catalog names for its machine type and market (`catalog.gpu_quota_ids`): the mod
 regional quota (PREEMPTIBLE- for Spot), the GPU family quota for H100 and newer, and the
 project-wide GPUS-ALL-REGIONS ceiling, 0 in a new project. Capacities sharing a quota are
 summed. The stack must hold a `cloudquota.SQuotaPreference` for each whose preferred
-value covers the sum; a preference applies to the dimensions it names and, where it omits
+value covers the sum, or a `gcp.GpuQuota` in mode 'check' sized for it (the project's
+quota stack files one preference per quota and dimensions for every stack, and this one
+reads what is in force); a preference applies to the dimensions it names and, where it omits
 one, to every value of it (Cloud Quotas "Configure dimensions", precedence: the most
 specific preference wins).
 """
@@ -20,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from aistack import catalog
 from aistack.engine.graph import Resource, StackGraph
 from aistack.policy import Verdict, fail, ok, rule
-from aistack.queries.gcp import gpu_capacities, quota_preferences
+from aistack.queries.gcp import checked_quota_needs, gpu_capacities, quota_preferences
 
 Key = tuple[str, tuple[tuple[str, str], ...]]
 
@@ -75,6 +77,7 @@ def check(graph: StackGraph) -> Iterator[Verdict]:
             sharing.setdefault(key, []).append(capacity.resource.name)
         needs.append(own)
     preferences = quota_preferences(graph)
+    delegated = checked_quota_needs(graph)
     for capacity, own in zip(found, needs, strict=True):
         problems, fine = [], []
         for key, (gpus, basis) in own.items():
@@ -83,6 +86,12 @@ def check(graph: StackGraph) -> Iterator[Verdict]:
             detail = basis + (f"; {total} together with {', '.join(others)}" if others else "")
             need = f"{gpus} GPUs of {_where(key)} ({detail})"
             have = _covering(preferences, key)
+            if have is None and delegated.get(key, 0) >= total:
+                fine.append(
+                    f"{_where(key)}: {total} needed, filed by the project's quota stack "
+                    "(gcp.GpuQuota mode 'check' reads it at each deployment)."
+                )
+                continue
             if have is None:
                 problems.append(
                     f"needs {need}, but no QuotaPreference requests it: shortfall {total}."

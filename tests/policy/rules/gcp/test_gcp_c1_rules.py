@@ -197,3 +197,17 @@ def test_c1_a_managed_instance_group_is_sized_at_its_autoscaler_maximum(
         _mig(max_replicas)
 
     assert _verdicts(verdicts, "AIS-C1-02", program) == {"workers": status}
+
+
+@pytest.mark.parametrize(("max_nodes", "verdict"), [(3, "compliant"), (2, "non-compliant")])
+def test_c1_a_need_checked_by_gpu_quota_counts_as_filed_by_the_project_s_quota_stack(
+    verdicts, max_nodes, verdict
+):
+    # mode 'check' files nothing (another stack files the project's one preference per
+    # quota and dimensions) and records the need; it covers capacity up to what it sized.
+    def program():
+        _quota(max_nodes=max_nodes, mode="check")
+        _instance()  # 1 x 8
+        _pool()  # 1 per zone x 2 zones x 8: 24 GPUs together
+
+    assert _verdicts(verdicts, "AIS-C1-02", program) == {"trainer": verdict, "h100": verdict}
