@@ -12,9 +12,19 @@ resource", so later `up`s are unchanged; since pulumi/pulumi#19339 an import who
 differ succeeds and then updates). A first `up` finds nothing and creates.
 
 Lookups that list (`getRepositories`) answer an empty list for nothing; lookups by id
-fail with the provider's "not found", which `found` turns into None. Any other failure
-(a permission, a disabled API) is raised: a lookup that cannot tell must not create a
-duplicate on a guess.
+fail with the provider's "not found", which `found` turns into None, as it does an API
+the project has not enabled yet (a first `up`). Any other failure (a permission) is
+raised: a lookup that cannot tell must not create a duplicate on a guess. Every lookup goes
+through `found`.
+
+The lookup also finds the resource on every later `up`, while the stack manages it: the
+import then changes nothing, and the component declares the resource exactly as on its
+first `up` (its key included). What cannot change on an existing resource (the key a
+repository or disk was created with, Workbench's input-only owners) is in the resource's
+`ignore_changes`: an import whose inputs force a replacement is refused by the engine
+("previously-imported resources that still specify an ID may not be replaced",
+pkg/resource/deploy/step_generator.go). The import-then-update needs the Pulumi CLI 3.174
+or later (the release of pulumi/pulumi#19339).
 """
 
 from __future__ import annotations
@@ -30,8 +40,12 @@ __all__ = ["adopting", "found"]
 T = TypeVar("T")
 #: How the providers say a lookup by id found nothing: terraform-provider-google's data
 #: sources ("... not found", from HandleDataSourceNotFoundError), ECR's
-#: RepositoryNotFoundException, Compute Engine's 404.
-_NOT_FOUND = re.compile(r"not found|NotFound|does not exist|\b404\b", re.IGNORECASE)
+#: RepositoryNotFoundException, Compute Engine's "Error 404".
+_NOT_FOUND = re.compile(r"not found|NotFound|does not exist|Error 404\b", re.IGNORECASE)
+#: A project whose API is not enabled yet holds nothing of it: on a first `up` the lookups
+#: run before the stack's ProjectServices enable the APIs, and Google answers 403
+#: SERVICE_DISABLED ("... API has not been used in project ... before or it is disabled").
+_DISABLED = re.compile(r"SERVICE_DISABLED|has not been used in project|it is disabled")
 
 
 def found(lookup: Callable[[], T]) -> T | None:
@@ -39,7 +53,7 @@ def found(lookup: Callable[[], T]) -> T | None:
     try:
         return lookup()
     except Exception as error:
-        if _NOT_FOUND.search(str(error)):
+        if _NOT_FOUND.search(str(error)) or _DISABLED.search(str(error)):
             return None
         raise
 

@@ -19,7 +19,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator
 
-from aistack._adopt import adopting
+from aistack._adopt import adopting, found
 from aistack.aws import _perms
 from aistack.aws._base import child_opts, policy_output, stateful_opts, tags_for
 from aistack.aws._kms import customer_key
@@ -228,17 +228,14 @@ class ContainerRegistry(pulumi.ComponentResource):
         retained = {"allow_destroy": args.allow_destroy_with_images}
 
         # Repositories this stack left on an earlier destroy (retained with their images)
-        # are taken over with the key they are encrypted with (ECR fixes a repository's
-        # key at creation), not met with RepositoryAlreadyExistsException (aistack._adopt).
+        # are taken over by the next `up`, not met with RepositoryAlreadyExistsException
+        # (aistack._adopt).
         left = _left_repositories(
             [args.repository_name(image) for image in args.repositories], args.region, self
         )
-        kept_key = next(iter(sorted(k for k in left.values() if k)), None)
-        self.adopted = sorted(left)
         self.kms_key: aws.kms.Key | None = None
-        given_key = args.kms_key_arn or kept_key
-        if given_key:
-            self.kms_key_arn = pulumi.Output.from_input(given_key)
+        if args.kms_key_arn:
+            self.kms_key_arn = pulumi.Output.from_input(args.kms_key_arn)
         else:
             # Retained with the repositories: images encrypted under a deleted key are lost.
             self.kms_key = customer_key(
@@ -272,9 +269,16 @@ class ContainerRegistry(pulumi.ComponentResource):
                 ],
                 force_delete=args.allow_destroy_with_images,
                 tags=tags,
+                # ECR fixes a repository's key at creation: one taken over keeps the key it
+                # was created with (kept too) rather than being replaced for the new one.
                 opts=adopting(
-                    stateful_opts(self, args.governance, **retained),
-                    args.repository_name(image) if args.repository_name(image) in left else None,
+                    stateful_opts(
+                        self,
+                        args.governance,
+                        ignore_changes=["encryptionConfigurations"],
+                        **retained,
+                    ),
+                    left.get(args.repository_name(image)),
                 ),
             )
             self.repositories[image] = repository
@@ -395,17 +399,15 @@ def _stack_namespace(project: str, stack: str) -> str:
 
 def _left_repositories(
     names: Sequence[str], region: str, parent: pulumi.Resource
-) -> dict[str, str | None]:
+) -> dict[str, str]:
     """Of `names`, the repositories the region already holds (what an earlier destroy of
-    this stack retained), each with the KMS key it is encrypted with. The list lookup
-    answers an empty list when there are none; only those found are read."""
-    opts = pulumi.InvokeOptions(parent=parent)
-    held = set(aws.ecr.get_repositories(region=region, opts=opts).names or ())
-    left: dict[str, str | None] = {}
-    for name in names:
-        if name not in held:
-            continue
-        repository = aws.ecr.get_repository(name=name, region=region, opts=opts)
-        keys = [c.kms_key for c in repository.encryption_configurations or () if c.kms_key]
-        left[name] = keys[0] if keys else None
-    return left
+    this stack retained, or this stack's own on a later `up`), each with its import id.
+    The list lookup answers an empty list when there are none. The id carries the region:
+    an import reads by id alone, and the provider takes `<name>@<region>` for a region
+    other than its own (terraform-provider-aws internal/provider/sdkv2/region.go,
+    importRegion: "Import ID optionally ends with "@<region>"")."""
+    listed = found(
+        lambda: aws.ecr.get_repositories(region=region, opts=pulumi.InvokeOptions(parent=parent))
+    )
+    held = set((listed.names if listed else None) or ())
+    return {name: f"{name}@{region}" for name in names if name in held}

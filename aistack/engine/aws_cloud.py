@@ -19,7 +19,7 @@ from typing import Any
 
 from pulumi.runtime import MockResourceArgs
 
-from aistack.engine.context import ACCOUNT_ID, Invoke, NotFound, SimContext, digest
+from aistack.engine.context import ACCOUNT_ID, Invoke, SimContext, digest
 
 __all__ = [
     "AVAILABILITY_ZONES",
@@ -553,28 +553,6 @@ def ecr_repositories(ctx: SimContext, args: dict[str, Any], provider: str) -> di
     return {"id": region, "region": region, "names": sorted(_held_repositories(ctx, region))}
 
 
-def ecr_repository(ctx: SimContext, args: dict[str, Any], provider: str) -> dict[str, Any]:
-    """One repository by name; ECR answers RepositoryNotFoundException for any other."""
-    region = ctx.aws_region(args, provider)
-    name = str(args.get("name") or "")
-    outputs = _held_repositories(ctx, region).get(name)
-    if outputs is None:
-        raise NotFound(
-            f"RepositoryNotFoundException: The repository with name '{name}' does not exist "
-            f"in the registry with id '{ACCOUNT_ID}'"
-        )
-    return {
-        "arn": f"arn:aws:ecr:{region}:{ACCOUNT_ID}:repository/{name}",
-        "name": name,
-        "region": region,
-        "registryId": ACCOUNT_ID,
-        "repositoryUrl": f"{ACCOUNT_ID}.dkr.ecr.{region}.amazonaws.com/{name}",
-        "encryptionConfigurations": list(outputs.get("encryptionConfigurations") or []),
-        "imageTagMutability": outputs.get("imageTagMutability", "MUTABLE"),
-        "id": name,
-    }
-
-
 INVOKES: dict[str, AwsInvoke] = {
     "aws:index/getCallerIdentity:getCallerIdentity": caller_identity,
     "aws:index/getRegion:getRegion": region,
@@ -584,7 +562,6 @@ INVOKES: dict[str, AwsInvoke] = {
     "aws:ssm/getParameter:getParameter": ssm_parameter,
     "aws:servicequotas/getServiceQuota:getServiceQuota": service_quota,
     "aws:ecr/getRepositories:getRepositories": ecr_repositories,
-    "aws:ecr/getRepository:getRepository": ecr_repository,
 }
 
 

@@ -31,6 +31,8 @@ class Resource:
     retain_on_delete: bool = False
     #: The `import` option: the id of an existing cloud resource the deployment takes over.
     import_id: str = ""
+    #: The `ignore_changes` option: inputs whose changes the engine does not apply.
+    ignore_changes: tuple[str, ...] = ()
     property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property

@@ -132,6 +132,7 @@ class RecordingMonitor(pulumi_compat.MocksMonitor):
             protect=bool(request.protect),
             retain_on_delete=bool(request.retainOnDelete),
             import_id=request.importId,
+            ignore_changes=tuple(request.ignoreChanges),
             property_dependencies={
                 key: tuple(deps.urns) for key, deps in request.propertyDependencies.items()
             },

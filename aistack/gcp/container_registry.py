@@ -24,7 +24,7 @@ import pulumi
 import pulumi_gcp as gcp
 from pydantic import Field, field_validator
 
-from aistack._adopt import adopting
+from aistack._adopt import adopting, found
 from aistack.config import AistackModel, Governance
 from aistack.contracts.images import check_tag_prefixes, normalize_digest, require_digest
 from aistack.errors import ConfigError, Problems
@@ -273,13 +273,11 @@ class ContainerRegistry(pulumi.ComponentResource):
 
         repository_id = args.repository_id or _default_repository_id(name)
         # A repository this stack left on an earlier destroy (retained with its images) is
-        # taken over, with the key it is encrypted with (a repository's key is fixed at
-        # creation), not met with a 409 (aistack._adopt).
+        # taken over by the next `up`, not met with a 409 (aistack._adopt).
         left = _left_repository(self.project, args.region, repository_id, self)
-        self.adopted = left is not None
         self.key_ring, self.crypto_key, key_id = stack_key(
             name,
-            args.kms_key_name or (left.kms_key_name if left is not None else None),
+            args.kms_key_name,
             project=self.project,
             location=args.region,
             labels=labels,
@@ -335,10 +333,9 @@ class ContainerRegistry(pulumi.ComponentResource):
             kms_key_name=key_id,
             labels=labels,
             deletion_policy=deletion_policy,
-            opts=adopting(
-                keep(self.key_grant),
-                left.id if left is not None else None,
-            ),
+            # A repository's key is fixed at creation: one taken over keeps the key it was
+            # created with (kept too) rather than being replaced for the new one.
+            opts=adopting(keep(self.key_grant, ignore_changes=["kmsKeyName"]), left),
         )
         self.repository_id = self.repository.id
         # `<location>-docker.pkg.dev/<project>/<repository>`: what docker push and pull use.
@@ -437,17 +434,19 @@ class ContainerRegistry(pulumi.ComponentResource):
 
 def _left_repository(
     project: str, location: str, repository_id: str, parent: pulumi.Resource
-) -> Any | None:
-    """The repository `repository_id` if the project already holds it (what an earlier
-    destroy of this stack retained), else None. The list lookup answers an empty list when
-    there is none; only then is the repository itself read (for its key)."""
-    opts = pulumi.InvokeOptions(parent=parent)
-    listed = gcp.artifactregistry.get_repositories(location=location, project=project, opts=opts)
-    if not any(held.repository_id == repository_id for held in listed.repositories or ()):
-        return None
-    return gcp.artifactregistry.get_repository(
-        location=location, project=project, repository_id=repository_id, opts=opts
+) -> str | None:
+    """The import id of repository `repository_id` if the project already holds it (what
+    an earlier destroy of this stack retained, or this stack's own on a later `up`), else
+    None. The list lookup answers an empty list when there is none."""
+    listed = found(
+        lambda: gcp.artifactregistry.get_repositories(
+            location=location, project=project, opts=pulumi.InvokeOptions(parent=parent)
+        )
     )
+    held = {r.repository_id for r in (listed.repositories if listed else None) or ()}
+    if repository_id not in held:
+        return None
+    return f"projects/{project}/locations/{location}/repositories/{repository_id}"
 
 
 def _default_repository_id(name: str) -> str:

@@ -181,14 +181,22 @@ class GpuQuotaArgs(AistackModel):
         "files it; a second stack filing the same one fails with 409). AIS-C1-02 takes a "
         "checked need as delegated to the project's quota stack.",
     )
-    adopt_filed: bool = Field(
+    adopt_filed: bool | tuple[str, ...] = Field(
         False,
         description="Take over the preferences an earlier deployment filed (Pulumi's import, "
-        "by their project-level ids) instead of creating them. A preference can never be "
-        "deleted and there is one per quota and dimensions in a project, so `destroy` only "
-        "forgets it and the next create of it fails with 409: set this for every "
-        "deployment of the stack after its first. Default off: the project's first.",
+        "by their project-level ids) instead of creating them: `true` for all, or the "
+        "preference ids that were filed (when a new pool adds a quota, its preference is "
+        "new: an import of it would fail). A preference can never be deleted and there is "
+        "one per quota and dimensions in a project, so `destroy` only forgets it and the "
+        "next create of it fails with 409: set this for the stack's deployments after its "
+        "first. Default off: the project's first.",
     )
+
+    def adopts(self, preference_id: str) -> bool:
+        """Whether the preference `preference_id` is taken over rather than created."""
+        if isinstance(self.adopt_filed, bool):
+            return self.adopt_filed
+        return preference_id in self.adopt_filed
 
     @field_validator("needs", mode="before")
     @classmethod
@@ -354,6 +362,22 @@ class GpuQuota(pulumi.ComponentResource):
                 "market}) or pass pool components as pools=.",
             )
             sizings = _size(needs, args.governance, problems)
+            if not isinstance(args.adopt_filed, bool) and not problems.items:
+                planned = {
+                    r.preference_id
+                    for r in plan_requests(
+                        sizings,
+                        headroom_percent=args.headroom_percent,
+                        include_global_ceiling=args.include_global_ceiling,
+                    )
+                }
+                unknown = sorted(set(args.adopt_filed) - planned)
+                if unknown:
+                    problems.add(
+                        f"{name}.adoptFiled",
+                        f"{unknown} are not preferences this GpuQuota files.",
+                        f"list only ids it files: {sorted(planned)}.",
+                    )
             problems.raise_if_any()
             return sizings
 
@@ -419,7 +443,7 @@ class GpuQuota(pulumi.ComponentResource):
                 opts=adopting(
                     child_opts(self, depends_on=apis, retain_on_delete=True),
                     f"{parent}/locations/global/quotaPreferences/{request.preference_id}"
-                    if args.adopt_filed
+                    if args.adopts(request.preference_id)
                     else None,
                 ),
             )

@@ -434,14 +434,13 @@ class Notebook(pulumi.ComponentResource):
         waits: list[pulumi.Resource] = list(grants)
         instance_name = args.instance_name or scoped_id(resource_id_from(name), limit=63)
         # An instance this stack left on an earlier destroy (retained with the notebooks on
-        # its disks) is taken over with the key its disks are encrypted with, not met with
-        # a 409 (aistack._adopt).
-        left, left_key = _left_instance(self.project, zone, instance_name, self)
+        # its disks) is taken over by the next `up`, not met with a 409 (aistack._adopt).
+        left = _left_instance(self.project, zone, instance_name, self)
         if not args.allow_google_managed_encryption:
             # CMEK keys must be in the location of the disks they encrypt: the region.
             self.key_ring, self.crypto_key, key_id = stack_key(
                 name,
-                args.kms_key_name or left_key,
+                args.kms_key_name,
                 project=self.project,
                 location=self.region,
                 labels=labels,
@@ -539,7 +538,22 @@ class Notebook(pulumi.ComponentResource):
             deletion_policy=deletion_policy,
             labels=labels,
             # The grants first: the VM's first boot reads the data and writes logs.
-            opts=adopting(keep(*waits), left),
+            # Fixed at creation: the disks' keys (an instance taken over keeps the key it
+            # was created with, kept too), and the owners, which the API takes on create
+            # only and never returns (terraform-provider-google
+            # resource_workbench_instance.go: instance_owners ForceNew, "Input only"), so
+            # an import would otherwise see a change that replaces the instance.
+            opts=adopting(
+                keep(
+                    *waits,
+                    ignore_changes=[
+                        "gceSetup.bootDisk.kmsKey",
+                        "gceSetup.dataDisks.kmsKey",
+                        "instanceOwners",
+                    ],
+                ),
+                left,
+            ),
         )
         self.instance_name = self.instance.name
         self.instance_id = self.instance.id
@@ -579,14 +593,14 @@ class Notebook(pulumi.ComponentResource):
 
 def _left_instance(
     project: str, zone: str, instance_name: str, parent: pulumi.Resource
-) -> tuple[str | None, str | None]:
-    """The Workbench instance id to import if the project already holds `instance_name` in
-    `zone` (what an earlier destroy of this stack retained), and the key of its boot disk.
-    The provider has no Workbench instance lookup, so the Compute Engine VM the instance
-    runs as is looked up: by the instance's name in its zone. That the VM carries the
-    instance's name is how Workbench instances show in `gcloud compute instances list`,
-    not a documented contract: verify it on a real project before relying on it
-    (docs/real-boot.md). (None, None) when there is none."""
+) -> str | None:
+    """The import id of the Workbench instance `instance_name` in `zone` if the project
+    already holds it (what an earlier destroy of this stack retained, or this stack's own
+    on a later `up`), else None. The provider has no Workbench instance lookup, so the
+    Compute Engine VM the instance runs as is looked up: by the instance's name in its
+    zone. That the VM carries the instance's name is how Workbench instances show in
+    `gcloud compute instances list`, not a documented contract: verify it on a real
+    project before relying on it (docs/real-boot.md)."""
     vm = found(
         lambda: gcp.compute.get_instance(
             name=instance_name,
@@ -596,9 +610,5 @@ def _left_instance(
         )
     )
     if vm is None or not getattr(vm, "name", None):
-        return None, None
-    keys = [d.kms_key_self_link for d in vm.boot_disks or () if d.kms_key_self_link]
-    # Compute Engine names the key version that encrypted the disk; the instance takes
-    # the key: projects/P/locations/L/keyRings/R/cryptoKeys/K.
-    key = re.sub(r"/cryptoKeyVersions/\d+$", "", keys[0]) if keys else None
-    return f"projects/{project}/locations/{zone}/instances/{instance_name}", key
+        return None
+    return f"projects/{project}/locations/{zone}/instances/{instance_name}"

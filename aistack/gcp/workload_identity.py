@@ -27,7 +27,7 @@ again within 30 days either undeletes them or moves to a new suffix
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
 import pulumi
 import pulumi_gcp as gcp
@@ -639,10 +639,12 @@ class WorkloadIdentity(pulumi.ComponentResource):
     # ---- lookups ---------------------------------------------------------------------------
 
     def _left_github_pool(self, pool_id: str, provider_id: str) -> tuple[str | None, str | None]:
-        """The ids of the GitHub pool and provider an earlier destroy of this stack kept,
-        to import (None for each the project does not hold). One deleted by hand within
-        30 days is refused with the undelete command: it can be neither created nor
-        imported until it is undeleted."""
+        """The import ids of the GitHub pool and provider the project already holds (what an
+        earlier destroy of this stack kept, or this stack's own on a later `up`); None for
+        each it does not. A pool or provider deleted by hand within 30 days is not found
+        (the provider's decoder drops a `DELETED` one: resource_iam_workload_identity_pool.go
+        returns nil for state DELETED), so its create then fails on the held id: undelete it
+        (docs/components/gcp/workload-identity.md)."""
         opts = pulumi.InvokeOptions(parent=self)
         pool_path = f"projects/{self.project}/locations/global/workloadIdentityPools/{pool_id}"
         pool = found(
@@ -652,7 +654,6 @@ class WorkloadIdentity(pulumi.ComponentResource):
         )
         if pool is None or not getattr(pool, "name", None):
             return None, None
-        _refuse_deleted(pool, pool_path, f"gcloud iam workload-identity-pools undelete {pool_id}")
         provider = found(
             lambda: gcp.iam.get_workload_identity_pool_provider(
                 project=self.project,
@@ -663,15 +664,8 @@ class WorkloadIdentity(pulumi.ComponentResource):
         )
         if provider is None or not getattr(provider, "name", None):
             return pool_path, None
-        _refuse_deleted(
-            provider,
-            f"{pool_path}/providers/{provider_id}",
-            f"gcloud iam workload-identity-pools providers undelete {provider_id} "
-            f"--workload-identity-pool={pool_id}",
-        )
         return pool_path, f"{pool_path}/providers/{provider_id}"
 
-    @property
     def workloads(self) -> tuple[str, ...]:
         return tuple(self.accounts)
 
@@ -702,14 +696,3 @@ class WorkloadIdentity(pulumi.ComponentResource):
         """The annotation a Kubernetes service account needs to impersonate the workload's
         account (GKE docs: `iam.gke.io/gcp-service-account`)."""
         return {"iam.gke.io/gcp-service-account": self.email(workload)}
-
-
-def _refuse_deleted(held: Any, path: str, undelete: str) -> None:
-    if getattr(held, "state", "") == "DELETED":
-        raise ConfigError(
-            f"{path} was deleted less than 30 days ago: IAM holds its id, so it can be "
-            "neither created nor taken over.",
-            field="githubActions",
-            fix=f"undelete it (`{undelete} --location=global --project=<project>`) and run "
-            "`pulumi up` again.",
-        )

@@ -540,3 +540,15 @@ def test_check_mode_files_nothing_and_records_what_the_project_must_file(run, go
     }
     # The simulated project is new: every quota in force is 0, which the warning names.
     assert {r["current_value"] for r in requests.values()} == {0.0}
+
+
+def test_adopt_filed_can_name_the_filed_preferences_and_refuses_others(run, governance):
+    # A new pool adds a quota whose preference nobody filed: importing it would fail, so
+    # only the filed ones are named.
+    filed = preference_id("GPUS-ALL-REGIONS-per-project", {})
+    graph = run(_stack(governance, _need(), adoptFiled=[filed]))
+    imported = {r.inputs["name"]: r.import_id for r in graph.of_type(PREFERENCE)}
+    assert imported.pop(filed).endswith(f"/quotaPreferences/{filed}")
+    assert imported and not any(imported.values())
+    with pytest.raises(ConfigError, match="adoptFiled"):
+        run(_stack(governance, _need(), adoptFiled=["aistack-nothing-filed"]))

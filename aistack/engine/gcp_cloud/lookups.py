@@ -4,9 +4,10 @@ they create a resource whose name outlives a `destroy`, to take the old one over
 `import` option rather than meet it with a 409.
 
 As the provider answers (terraform-provider-google): `getRepositories` lists a location's
-repositories and is empty when there are none; `getRepository` and the workload identity
-pool lookups fail with "not found" for an id nobody holds, and return a soft-deleted pool
-or provider with `state: DELETED` (the IAM API keeps it 30 days)."""
+repositories and is empty when there are none; the workload identity pool lookups and
+`compute.getInstance` fail with "not found" for an id nobody holds, and for a soft-deleted
+pool or provider too (the IAM API keeps it 30 days; the provider's decoder drops a
+DELETED one)."""
 
 from __future__ import annotations
 
@@ -26,10 +27,13 @@ def lookups(ctx: SimContext) -> dict[str, Invoke]:
     """The lookup invokes, by token."""
 
     def held(kind: str, scope: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+        # A soft-deleted one is not found: the provider's decoders drop a DELETED pool or
+        # provider (resource_iam_workload_identity_pool.go), and a deleted repository or
+        # VM is gone from the API's answers.
         return {
             name: dict(outputs)
             for (held_kind, held_scope, name), outputs in ctx.existing.items()
-            if held_kind == kind and held_scope == scope
+            if held_kind == kind and held_scope == scope and outputs.get("state") != "DELETED"
         }
 
     def repositories(args: dict[str, Any], provider: str) -> dict[str, Any]:
@@ -54,25 +58,6 @@ def lookups(ctx: SimContext) -> dict[str, Invoke]:
             "repositories": found,
         }
 
-    def repository(args: dict[str, Any], provider: str) -> dict[str, Any]:
-        project = ctx.gcp_project(args, provider)
-        location = str(args.get("location") or ctx.gcp_region(args, provider))
-        name = str(args.get("repositoryId") or "")
-        outputs = held(AR_REPOSITORY, (project, location)).get(name)
-        if outputs is None:
-            raise NotFound(f"projects/{project}/locations/{location}/repositories/{name} not found")
-        path = f"projects/{project}/locations/{location}/repositories/{name}"
-        return {
-            "id": path,
-            "name": name,
-            "repositoryId": name,
-            "location": location,
-            "project": project,
-            "format": outputs.get("format", "DOCKER"),
-            "kmsKeyName": outputs.get("kmsKeyName", ""),
-            "description": outputs.get("description", ""),
-        }
-
     def pool(args: dict[str, Any], provider: str) -> dict[str, Any]:
         project = ctx.gcp_project(args, provider)
         pool_id = str(args.get("workloadIdentityPoolId") or "")
@@ -86,7 +71,7 @@ def lookups(ctx: SimContext) -> dict[str, Invoke]:
             "name": str(outputs.get("name") or pool_id),
             "workloadIdentityPoolId": pool_id,
             "project": project,
-            "state": outputs.get("state", "ACTIVE"),
+            "state": "ACTIVE",
         }
 
     def pool_provider(args: dict[str, Any], provider: str) -> dict[str, Any]:
@@ -106,7 +91,7 @@ def lookups(ctx: SimContext) -> dict[str, Invoke]:
             "workloadIdentityPoolId": pool_id,
             "workloadIdentityPoolProviderId": provider_id,
             "project": project,
-            "state": outputs.get("state", "ACTIVE"),
+            "state": "ACTIVE",
         }
 
     def vm(args: dict[str, Any], provider: str) -> dict[str, Any]:
@@ -130,7 +115,6 @@ def lookups(ctx: SimContext) -> dict[str, Invoke]:
     return {
         "gcp:compute/getInstance:getInstance": vm,
         "gcp:artifactregistry/getRepositories:getRepositories": repositories,
-        "gcp:artifactregistry/getRepository:getRepository": repository,
         "gcp:iam/getWorkloadIdentityPool:getWorkloadIdentityPool": pool,
         "gcp:iam/getWorkloadIdentityPoolProvider:getWorkloadIdentityPoolProvider": pool_provider,
     }

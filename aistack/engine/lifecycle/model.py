@@ -149,6 +149,17 @@ class Account:
             for name, holding in self._names.items()
         }
 
+    def delete_by_hand(self, name: CloudName) -> None:
+        """Someone deletes `name` outside Pulumi (the console, gcloud): it goes, or is
+        soft-deleted, as its rule says, and no stack holds it any more."""
+        holding = self._names[name]
+        holding.holders.clear()
+        holding.deleters.clear()
+        if holding.rule.on_delete is Fate.SOFT_DELETED:
+            holding.soft_deleted_days_left = holding.rule.hold_days
+        else:
+            del self._names[name]
+
     def destroy(self, graph: StackGraph) -> None:
         """`pulumi destroy` of the stack: each name deleted, soft-deleted or kept."""
         stack = _stack_id(graph)
