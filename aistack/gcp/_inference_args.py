@@ -68,6 +68,8 @@ API_SERVICES = (
     "storage.googleapis.com",
     "logging.googleapis.com",
     "monitoring.googleapis.com",
+    # The log bucket's key (aistack.gcp._logs.log_bucket_key).
+    "cloudkms.googleapis.com",
 )
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 _ENCRYPT_IN_TRANSIT = frozenset({"confidential", "restricted"})

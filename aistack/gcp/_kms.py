@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pulumi
 import pulumi_gcp as gcp
 
-__all__ = ["KMS_ENCRYPTER", "KEY_ROTATION", "customer_key"]
+__all__ = ["KMS_ENCRYPTER", "KEY_ROTATION", "compute_disk_key", "customer_key"]
 
 KMS_ENCRYPTER = "roles/cloudkms.cryptoKeyEncrypterDecrypter"
 #: Key rotation: 90 days, the interval CIS GCP 1.10 asks for at most.
@@ -70,3 +70,41 @@ def stack_key(
         opts=opts,
     )
     return key_ring, crypto_key, crypto_key.id
+
+
+def compute_disk_key(
+    owner: pulumi.Resource,
+    name: str,
+    *,
+    project: str,
+    region: str,
+    labels: dict[str, str],
+    depends_on: list[pulumi.Resource],
+) -> tuple[pulumi.Output[str], gcp.kms.CryptoKeyIAMMember]:
+    """A key for the persistent disks of a component's VMs (boot disks), in their region,
+    and Encrypter/Decrypter on it for the Compute Engine service agent, which encrypts the
+    disks (service-<NUMBER>@compute-system.iam.gserviceaccount.com; Compute Engine docs,
+    "Protect resources by using Cloud KMS keys"). Whatever is created from the disks'
+    template waits for the grant. The disks die with their VMs, and the key with the stack."""
+    _, key = customer_key(
+        f"{name}-disks",
+        project=project,
+        location=region,
+        labels=labels,
+        deletion_policy="DELETE",
+        opts=lambda: pulumi.ResourceOptions(parent=owner, depends_on=depends_on),
+    )
+    number = gcp.organizations.get_project_output(
+        project_id=project,
+        opts=pulumi.InvokeOutputOptions(parent=owner, depends_on=depends_on),
+    ).number
+    grant = gcp.kms.CryptoKeyIAMMember(
+        f"{name}-disks-key-compute",
+        crypto_key_id=key.id,
+        role=KMS_ENCRYPTER,
+        member=pulumi.Output.format(
+            "serviceAccount:service-{0}@compute-system.iam.gserviceaccount.com", number
+        ),
+        opts=pulumi.ResourceOptions(parent=owner, depends_on=depends_on),
+    )
+    return key.id, grant

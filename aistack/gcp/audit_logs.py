@@ -37,7 +37,7 @@ DATA_ACCESS_LOG_TYPES = ("ADMIN_READ", "DATA_READ", "DATA_WRITE")
 #: reference, AuditConfig.service; CIS GCP benchmark 2.1 asks for it).
 ALL_SERVICES = "allServices"
 _SERVICE = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*\.googleapis\.com$")
-APIS = ("logging.googleapis.com", "cloudresourcemanager.googleapis.com")
+APIS = ("logging.googleapis.com", "cloudresourcemanager.googleapis.com", "cloudkms.googleapis.com")
 
 
 class AuditLogsArgs(AistackModel):
@@ -164,6 +164,7 @@ class AuditLogs(pulumi.ComponentResource):
             log_filter='logName:"/logs/cloudaudit.googleapis.com"',
             what=f"audit logs {name}",
             contents="every Cloud Audit Logs entry of the project",
+            labels=labels_for(args.governance, workload="audit"),
             depends_on=apis,
             records_of=args.governance,
             # The residency claim (C4): the region's bucket is the only copy `_Default`

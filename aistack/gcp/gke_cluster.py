@@ -19,8 +19,8 @@ What it sets and why (docs/components/gcp/gke-cluster.md has the long form):
   and workload logs to Cloud Logging (T6), cost allocation on (C3);
 - the Gateway API (serving) and the Cloud Storage FUSE CSI driver (datasets mounted from
   the same-region bucket, D2/D3);
-- deletion protection on, and Kubernetes Secrets encrypted with a customer key when one is
-  given (`secrets_kms_key`).
+- deletion protection on, and Kubernetes Secrets encrypted with a customer key: the one
+  given (`secrets_kms_key`) or one of the cluster's own.
 
 The default node pool is removed (GKE needs `initial_node_count >= 1` to create it first:
 research §D1.10) and a small autoscaled system pool runs kube-system, the Kueue and
@@ -47,7 +47,8 @@ from aistack.config import AistackModel, Governance
 from aistack.contracts.k8s import POOL_LABEL
 from aistack.errors import Problems
 from aistack.gcp._base import child_opts, labels_for, resource_id_from, scoped_id
-from aistack.gcp._logs import regional_log_bucket
+from aistack.gcp._kms import KMS_ENCRYPTER, compute_disk_key, customer_key
+from aistack.gcp._logs import KMS_API, regional_log_bucket
 from aistack.gcp.dataset_bucket import DatasetBucket
 from aistack.gcp.project_services import ProjectServices
 from aistack.gcp.workload_identity import account_id_for
@@ -214,7 +215,14 @@ class GkeClusterArgs(AistackModel):
         pattern=r"^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+$",
         description="Cloud KMS key (in the cluster's region) encrypting Kubernetes Secrets "
         "in etcd on top of Google's encryption; the GKE service agent needs "
-        "Encrypter/Decrypter on it. Default none: Google-managed encryption.",
+        "Encrypter/Decrypter on it. Default: a key of the cluster's own, granted to the "
+        "GKE service agent.",
+    )
+    allow_google_managed_secrets: bool = Field(
+        False,
+        description="Leave Kubernetes Secrets under Google's default encryption only (no "
+        "application-layer key). Default off: the stacks keep every store under a "
+        "customer key.",
     )
     rbac_security_group: str | None = Field(
         None,
@@ -273,6 +281,7 @@ class GkeCluster(pulumi.ComponentResource):
     #: `<project>.svc.id.goog`: the pool Kubernetes service accounts federate through.
     workload_pool: str
     node_service_account_email: pulumi.Output[str]
+    node_disk_key: pulumi.Output[str]
 
     def __init__(
         self,
@@ -324,7 +333,9 @@ class GkeCluster(pulumi.ComponentResource):
                         "put the cluster in the data's region, or copy the data there.",
                     )
             assert services is not None
-            problems.items.extend(services.missing(*APIS, BINARY_AUTHORIZATION_API, where=name))
+            problems.items.extend(
+                services.missing(*APIS, BINARY_AUTHORIZATION_API, LOGGING_API, KMS_API, where=name)
+            )
             problems.raise_if_any()
 
         args = GkeClusterArgs.validate_with(
@@ -338,7 +349,7 @@ class GkeCluster(pulumi.ComponentResource):
         self.cluster_name = args.cluster_name or scoped_id(resource_id_from(name), limit=NAME_MAX)
         self._name = name
         self.workload_pool = f"{self.project}.svc.id.goog"
-        apis = services.enabling(*APIS, BINARY_AUTHORIZATION_API)
+        apis = services.enabling(*APIS, BINARY_AUTHORIZATION_API, KMS_API)
         labels = labels_for(args.governance, workload="training")
 
         self.node_service_account = gcp.serviceaccount.Account(
@@ -362,6 +373,14 @@ class GkeCluster(pulumi.ComponentResource):
             for role in NODE_ROLES
         ]
 
+        secrets_key = self._secrets_key(name, args, apis, labels)
+        # The nodes' boot disks, every pool's, under the cluster's node key (GKE docs,
+        # "Use customer-managed encryption keys (CMEK) in GKE": node boot disks; the Compute
+        # Engine service agent encrypts them).
+        self.node_disk_key, self.node_disk_key_grant = compute_disk_key(
+            self, f"{name}-nodes", project=self.project, region=args.region, labels=labels,
+            depends_on=list(apis),
+        )  # fmt: skip
         self.cluster = gcp.container.Cluster(
             f"{name}-cluster",
             name=self.cluster_name,
@@ -377,6 +396,7 @@ class GkeCluster(pulumi.ComponentResource):
             # That short-lived default pool still runs as the node account, hardened like
             # the others (checkov CKV_GCP_68/69/72 read the cluster's node_config too).
             node_config=gcp.container.ClusterNodeConfigArgs(
+                boot_disk_kms_key=self.node_disk_key,
                 service_account=self.node_service_account.email,
                 oauth_scopes=list(NODE_SCOPES),
                 workload_metadata_config=gcp.container.ClusterNodeConfigWorkloadMetadataConfigArgs(
@@ -473,13 +493,21 @@ class GkeCluster(pulumi.ComponentResource):
             ),
             cost_management_config=gcp.container.ClusterCostManagementConfigArgs(enabled=True),
             database_encryption=gcp.container.ClusterDatabaseEncryptionArgs(
-                state="ENCRYPTED", key_name=args.secrets_kms_key
+                state="ENCRYPTED", key_name=secrets_key
             )
-            if args.secrets_kms_key
+            if secrets_key is not None
             else None,
             resource_labels=labels,
             deletion_protection=not args.allow_destroy,
-            opts=child_opts(self, depends_on=[*apis, *self.node_grants]),
+            opts=child_opts(
+                self,
+                depends_on=[
+                    *apis,
+                    *self.node_grants,
+                    self.node_disk_key_grant,
+                    *filter(None, [self.secrets_key_grant]),
+                ],
+            ),
         )
 
         self.system_pool = gcp.container.NodePool(
@@ -498,6 +526,7 @@ class GkeCluster(pulumi.ComponentResource):
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=args.system_machine_type,
                 disk_type="pd-balanced",
+                boot_disk_kms_key=self.node_disk_key,
                 image_type="COS_CONTAINERD",
                 service_account=self.node_service_account.email,
                 oauth_scopes=list(NODE_SCOPES),
@@ -533,7 +562,8 @@ class GkeCluster(pulumi.ComponentResource):
             ),
             what=f"GKE cluster {self.cluster_name}",
             contents="system and workload logs",
-            depends_on=services.enabling(LOGGING_API),
+            labels=labels_for(args.governance, workload="system"),
+            depends_on=services.enabling(LOGGING_API, KMS_API),
         )
 
         self.cluster_id = self.cluster.id
@@ -547,13 +577,57 @@ class GkeCluster(pulumi.ComponentResource):
                 "endpoint": self.endpoint,
                 "workload_pool": self.workload_pool,
                 "node_service_account_email": self.node_service_account_email,
+                "node_disk_key": self.node_disk_key,
                 "region": args.region,
             }
         )
 
+    def _secrets_key(
+        self,
+        name: str,
+        args: GkeClusterArgs,
+        apis: Sequence[pulumi.Resource],
+        labels: dict[str, str],
+    ) -> pulumi.Input[str] | None:
+        """The key Kubernetes Secrets are encrypted with in etcd (application-layer
+        secrets encryption): the one given, else one of the cluster's own, in its region,
+        with Encrypter/Decrypter for the GKE service agent
+        (service-<PROJECT_NUMBER>@container-engine-robot.iam.gserviceaccount.com; GKE docs,
+        "Encrypt secrets at the application layer"), granted before the cluster names it."""
+        self.secrets_key_grant: gcp.kms.CryptoKeyIAMMember | None = None
+        if args.allow_google_managed_secrets:
+            return None
+        if args.secrets_kms_key:
+            return args.secrets_kms_key
+        _, key = customer_key(
+            f"{name}-secrets",
+            project=self.project,
+            location=args.region,
+            labels=labels,
+            # Secrets written under a destroyed key cannot be read: kept with the cluster.
+            deletion_policy="DELETE" if args.allow_destroy else "PREVENT",
+            opts=lambda: child_opts(self, depends_on=list(apis)),
+        )
+        number = gcp.organizations.get_project_output(
+            project_id=self.project,
+            opts=pulumi.InvokeOutputOptions(parent=self, depends_on=list(apis)),
+        ).number
+        self.secrets_key_grant = gcp.kms.CryptoKeyIAMMember(
+            f"{name}-secrets-key-gke",
+            crypto_key_id=key.id,
+            role=KMS_ENCRYPTER,
+            member=pulumi.Output.format(
+                "serviceAccount:service-{0}@container-engine-robot.iam.gserviceaccount.com",
+                number,
+            ),
+            opts=child_opts(self, depends_on=list(apis)),
+        )
+        return key.id
+
     def enabling(self) -> list[pulumi.Resource]:
-        """What a node pool on this cluster waits for: the cluster and the node grants."""
-        return [self.cluster, *self.node_grants]
+        """What a node pool on this cluster waits for: the cluster, the node grants and the
+        grant of the nodes' disk key."""
+        return [self.cluster, *self.node_grants, self.node_disk_key_grant]
 
     def kubeconfig(self) -> pulumi.Output[str]:
         """A kubeconfig for a `kubernetes.Provider` on this cluster, authenticating with

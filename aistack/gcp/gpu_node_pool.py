@@ -376,6 +376,9 @@ class GpuNodePool(pulumi.ComponentResource):
             else None,
             node_config=gcp.container.NodePoolNodeConfigArgs(
                 machine_type=args.machine_type,
+                # The cluster's node key (GkeCluster.node_disk_key; enabling() waits for its
+                # grant to the Compute Engine service agent).
+                boot_disk_kms_key=cluster.node_disk_key,
                 spot=args.market == "spot",
                 flex_start=True if flex else None,
                 # Flex-start capacity is never a reservation's (GKE flex-start:

@@ -48,6 +48,8 @@ from aistack.gcp._inference_args import (
     plan_tier,
     version_slug,
 )
+from aistack.gcp._kms import compute_disk_key
+from aistack.gcp._logs import log_bucket_key
 from aistack.gcp.network import PROXY_TIER
 
 with warnings.catch_warnings():
@@ -205,6 +207,15 @@ class InferenceTier(pulumi.ComponentResource):
         self.security_policy = self._armor()
 
         # ---- per version: template, group, autoscaler, backend service -------------------
+        # One key for every version's boot disks (aistack.gcp._kms.compute_disk_key).
+        self.disk_key, self.disk_key_grant = compute_disk_key(
+            self,
+            name,
+            project=self.project,
+            region=args.region,
+            labels=self.labels,
+            depends_on=list(self._apis),
+        )
         self.templates: dict[str, gcp.compute.RegionInstanceTemplate] = {}
         self.groups: dict[str, gcp.compute.RegionInstanceGroupManager] = {}
         self.autoscalers: dict[str, gcp.compute.RegionAutoscaler] = {}
@@ -403,6 +414,11 @@ class InferenceTier(pulumi.ComponentResource):
                     source_image=args.source_image,
                     disk_type="pd-balanced",
                     disk_size_gb=args.boot_disk_gb,
+                    # Under the tier's key, as every store of the stack (the model weights
+                    # the VM pulled, the gateway's cache).
+                    disk_encryption_key=gcp.compute.RegionInstanceTemplateDiskDiskEncryptionKeyArgs(
+                        kms_key_self_link=self.disk_key
+                    ),
                 )
             ],
             network_interfaces=[
@@ -442,6 +458,7 @@ class InferenceTier(pulumi.ComponentResource):
                     *_ready(self._network),
                     *self.node_grants,
                     *self.model_grant,
+                    self.disk_key_grant,
                 ],
             ),
         )
@@ -540,6 +557,14 @@ class InferenceTier(pulumi.ComponentResource):
         args = self.args
         days = args.log_retention_days or DEFAULT_LOG_RETENTION_DAYS
         bucket_id = scoped_id(f"{resource_id_from(self._name)}-serving-logs", limit=100)
+        key_id, key_grant = log_bucket_key(
+            self,
+            self._name,
+            project=self.project,
+            region=args.region,
+            labels=labels_for(args.governance, workload=WORKLOAD),
+            depends_on=self._apis,
+        )
         self.log_bucket = gcp.logging.ProjectBucketConfig(
             f"{self._name}-logs",
             project=self.project,
@@ -551,9 +576,10 @@ class InferenceTier(pulumi.ComponentResource):
                 f"request logging {args.request_logging}, classification "
                 f"{args.log_data_classification or 'n/a'}"
             )[:1000],
+            cmek_settings=gcp.logging.ProjectBucketConfigCmekSettingsArgs(kms_key_name=key_id),
             # Kept on destroy, as every log bucket (aistack.gcp._logs): a deleted one holds
             # its id for 7 days and fails the next `up`; kept, the next `up` adopts it.
-            opts=child_opts(self, depends_on=self._apis, retain_on_delete=True),
+            opts=child_opts(self, depends_on=[*self._apis, key_grant], retain_on_delete=True),
         )
         groups = "|".join(_group_name(self._name, p.slug) for p in self.plans)
         self.log_sink = gcp.logging.ProjectSink(

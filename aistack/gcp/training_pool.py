@@ -54,6 +54,7 @@ from aistack.gcp._base import (
     scoped_id,
 )
 from aistack.gcp._boot_image import pinned_boot_image
+from aistack.gcp._kms import compute_disk_key
 from aistack.gcp._logs import regional_log_bucket
 from aistack.gcp.gpu_node_pool import LOCAL_SSD_COUNTS
 from aistack.gcp.gpu_node_pool import _markets as markets_of
@@ -93,6 +94,8 @@ API_SERVICES = (
     "storage.googleapis.com",
     "logging.googleapis.com",
     "monitoring.googleapis.com",
+    # The log bucket's key (aistack.gcp._logs.log_bucket_key).
+    "cloudkms.googleapis.com",
 )
 #: What a VM needs to delete itself through its group: the group update (deleteInstances)
 #: and the instance deletion it performs (Compute Engine IAM permissions reference).
@@ -356,6 +359,11 @@ class TrainingPool(pulumi.ComponentResource):
         ssds = local_ssd_count(machine, args.local_ssds)
         self.local_ssds = ssds
         spot = args.market == "spot"
+        # The boot disk under a customer key, as every store of the stack (it holds the
+        # images the node pulled and what the run wrote outside the buckets).
+        disk_key, self.disk_key_grant = compute_disk_key(
+            self, name, project=self.project, region=args.region, labels=labels, depends_on=apis
+        )
         disks = [
             gcp.compute.RegionInstanceTemplateDiskArgs(
                 boot=True,
@@ -363,6 +371,9 @@ class TrainingPool(pulumi.ComponentResource):
                 source_image=args.source_image,
                 disk_type="pd-balanced",
                 disk_size_gb=args.boot_disk_gb,
+                disk_encryption_key=gcp.compute.RegionInstanceTemplateDiskDiskEncryptionKeyArgs(
+                    kms_key_self_link=disk_key
+                ),
             ),
             # Bundled local SSDs come with the machine type (A2 Ultra, A3): none declared.
             *(
@@ -430,7 +441,11 @@ class TrainingPool(pulumi.ComponentResource):
             # The whole network (its firewall rules) when it is the component itself.
             opts=child_opts(
                 self,
-                depends_on=[*apis, *([network] if isinstance(network, pulumi.Resource) else [])],
+                depends_on=[
+                    *apis,
+                    self.disk_key_grant,
+                    *([network] if isinstance(network, pulumi.Resource) else []),
+                ],
             ),
         )
 
@@ -533,6 +548,7 @@ class TrainingPool(pulumi.ComponentResource):
             ),
             what=f"training pool {name}",
             contents="node and trainer logs",
+            labels=labels_for(args.governance, workload="training"),
             depends_on=apis,
         )
 

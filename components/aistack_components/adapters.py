@@ -742,6 +742,8 @@ class GcpGkeCluster(_Adapter, args=GcpGkeClusterArgs, component=GkeCluster):
     """The control plane's address (private unless allowPublicEndpoint)."""
     node_service_account_email: pulumi.Output[str]
     """The nodes' service account: a GcpGpuNodePool's nodeServiceAccountEmail."""
+    node_disk_key: pulumi.Output[str]
+    """The key the nodes' boot disks are encrypted with: a GcpGpuNodePool's nodeDiskKey."""
 
     @classmethod
     def _build(
@@ -768,6 +770,7 @@ class GcpGpuNodePool(_Adapter, args=GcpGpuNodePoolArgs, component=GpuNodePool):
             str(wiring["cluster_region"]),
             wiring["cluster_id"],
             wiring["node_service_account_email"],
+            wiring["node_disk_key"],
         )
         return GpuNodePool(name, args, opts, cluster=cluster)  # type: ignore[arg-type]
 

@@ -1722,12 +1722,14 @@ class GcpGpuQuotaArgs(TypedDict):
     fails with 409). AIS-C1-02 takes a checked need as delegated to the project's quota
     stack. Default: "file".
     """
-    adopt_filed: NotRequired[bool]
+    adopt_filed: NotRequired[Any]
     """Take over the preferences an earlier deployment filed (Pulumi's import, by their
-    project-level ids) instead of creating them. A preference can never be deleted and there
-    is one per quota and dimensions in a project, so `destroy` only forgets it and the next
-    create of it fails with 409: set this for every deployment of the stack after its first.
-    Default off: the project's first. Default: false.
+    project-level ids) instead of creating them: `true` for all, or the preference ids that
+    were filed (when a new pool adds a quota, its preference is new: an import of it would
+    fail). A preference can never be deleted and there is one per quota and dimensions in a
+    project, so `destroy` only forgets it and the next create of it fails with 409: set this
+    for the stack's deployments after its first. Default off: the project's first. Default:
+    false.
     """
     project: str
     """The project ID (plain: names and checks use it): the GcpProjectServices' project."""
@@ -1965,8 +1967,12 @@ class GcpGkeClusterArgs(TypedDict):
     """
     secrets_kms_key: NotRequired[str]
     """Cloud KMS key (in the cluster's region) encrypting Kubernetes Secrets in etcd on top of
-    Google's encryption; the GKE service agent needs Encrypter/Decrypter on it. Default
-    none: Google-managed encryption.
+    Google's encryption; the GKE service agent needs Encrypter/Decrypter on it. Default: a
+    key of the cluster's own, granted to the GKE service agent.
+    """
+    allow_google_managed_secrets: NotRequired[bool]
+    """Leave Kubernetes Secrets under Google's default encryption only (no application-layer
+    key). Default off: the stacks keep every store under a customer key. Default: false.
     """
     rbac_security_group: NotRequired[str]
     """Google Groups for RBAC ('gke-security-groups@<domain>'): needs a Google Workspace or
@@ -2075,6 +2081,10 @@ class GcpGpuNodePoolArgs(TypedDict):
     """The GcpGkeCluster's clusterId: the pool joins it and waits for it."""
     node_service_account_email: pulumi.Input[str]
     """The GcpGkeCluster's nodeServiceAccountEmail: the nodes run as it."""
+    node_disk_key: NotRequired[pulumi.Input[str]]
+    """The GcpGkeCluster's nodeDiskKey: the nodes' boot disks are encrypted with it (without
+    it, Google's default key).
+    """
 
 
 class GcpNotebookArgs(TypedDict):

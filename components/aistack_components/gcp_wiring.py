@@ -75,14 +75,22 @@ class ClusterRef:
         region: str,
         cluster_id: pulumi.Input[str],
         node_service_account_email: pulumi.Input[str],
+        node_disk_key: pulumi.Input[str] | None = None,
     ) -> None:
         self.project = project
         self.region = region
         self.cluster_id = pulumi.Output.from_input(cluster_id)
         self.node_service_account_email = pulumi.Output.from_input(node_service_account_email)
+        self.node_disk_key = (
+            pulumi.Output.from_input(node_disk_key) if node_disk_key is not None else None
+        )
 
     def enabling(self) -> list[Any]:
-        return [waiting_for(self.cluster_id), waiting_for(self.node_service_account_email)]
+        return [
+            waiting_for(self.cluster_id),
+            waiting_for(self.node_service_account_email),
+            *([waiting_for(self.node_disk_key)] if self.node_disk_key is not None else []),
+        ]
 
 
 class NotebookNetworkRef:

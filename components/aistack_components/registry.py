@@ -360,6 +360,13 @@ WIRING: dict[str, list[Wiring]] = {
             True,
             "The GcpGkeCluster's nodeServiceAccountEmail: the nodes run as it.",
         ),
+        (
+            "node_disk_key",
+            "str",
+            False,
+            "The GcpGkeCluster's nodeDiskKey: the nodes' boot disks are encrypted with it "
+            "(without it, Google's default key).",
+        ),
     ],
     "K8sTeamNamespace": [
         (

@@ -45,6 +45,7 @@ def _through_provider(provider, state, pool=POOL):
                 "clusterRegion": "europe-west4",
                 "clusterId": cluster["clusterId"],
                 "nodeServiceAccountEmail": cluster["nodeServiceAccountEmail"],
+                "nodeDiskKey": cluster["nodeDiskKey"],
             },
         )
 

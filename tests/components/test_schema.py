@@ -52,7 +52,7 @@ WIRING = {
     # A plain map (its keys are checked against the tiers) of Outputs (e-mails).
     "GcpNetwork": {"enabledServices", "serviceAccounts"},
     "GcpGkeCluster": {"enabledServices"},
-    "GcpGpuNodePool": {"clusterId", "nodeServiceAccountEmail"},
+    "GcpGpuNodePool": {"clusterId", "nodeServiceAccountEmail", "nodeDiskKey"},
     "GcpNotebook": {
         "enabledServices",
         "networkSelfLink",

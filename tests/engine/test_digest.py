@@ -39,13 +39,13 @@ DIGESTS = {
     "engine-features": "4f825d26fc34e7e09482c482ef207e8db514fb4f9d7b802c9e28670a89a4beab",
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
-    "gcp-guardrails": "21cd74a485f1733979a31dc1bbea219ce4744cdd6fa8c00909d657e72b1ceb50",
+    "gcp-guardrails": "8f6d272da4d80ebd7132c6cfb230ee6cf92735a717ed5dcfbfce16a6e6f864aa",
     "kubernetes": "0545b776410a4ce7dbd555f57dff31020b9a70320c477e8163400da7d4339ce0",
     "kubernetes-eks": "e4ec524283953646e390518b4f09a104cf0f82176e40c446faa18e91231c7c7d",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
-    "kubernetes-gke": "e7df9ea2c67c28d220518730143a69b5a89281c3f84a9a2223dd8c602e8403b1",
-    "gcp-training": "16a6dde0f7c1cbf35c0beb4d04ed5aca446a5590da11d00cc56f1f14a3faaf38",
-    "gcp": "e9c3440b6eea0638be1791cf8c8f8a050e0593487a0fd70714e0eb049f1a718f",
+    "kubernetes-gke": "a3b1ca843f508f965065367c09129e6dd2fcc3ea4619fc24f4f292cb17fb75c3",
+    "gcp-training": "2f7db70d0fc15396067ea89d4ae43de9f35d06aaa0ef9f8244ef03a965a51c40",
+    "gcp": "62fefc4de8b67697d0dc8d6999d78faaa37dba1a1827aac3b1a5061298801c9e",
 }
 
 

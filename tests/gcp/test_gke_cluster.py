@@ -165,6 +165,25 @@ def test_gateway_api_gcs_fuse_cost_allocation_and_hardening_are_on(default_graph
     assert cluster.inputs["masterAuth"]["clientCertificateConfig"] == {
         "issueClientCertificate": False
     }
+
+
+def test_secrets_are_encrypted_by_default_with_a_key_the_gke_agent_may_use(run, governance):
+    # GKE docs, "Encrypt secrets at the application layer": the GKE service agent
+    # (service-<NUMBER>@container-engine-robot) needs Encrypter/Decrypter on the key,
+    # in the cluster's location, before the cluster names it.
+    graph = run(stack(governance))
+    cluster = graph.named("train-cluster")
+    encryption = cluster.inputs["databaseEncryption"]
+    assert encryption["state"] == "ENCRYPTED"
+    assert "/locations/europe-west4/keyRings/" in encryption["keyName"]
+    grant = graph.named("train-secrets-key-gke")
+    assert grant.inputs["cryptoKeyId"] == encryption["keyName"]
+    assert grant.inputs["member"].endswith("@container-engine-robot.iam.gserviceaccount.com")
+    assert grant.urn in cluster.dependencies
+
+
+def test_google_managed_secrets_are_an_explicit_opt_out(run, governance):
+    cluster = run(stack(governance, allowGoogleManagedSecrets=True)).named("train-cluster")
     assert "databaseEncryption" not in cluster.inputs
 
 
@@ -268,3 +287,16 @@ def test_workload_identity_bindings_wait_for_the_cluster_that_creates_the_pool(r
     # Depending on the component is depending on its children, the cluster among them.
     assert graph.named("train-cluster").urn in binding.dependencies
     assert binding.inputs["member"] == f"serviceAccount:{PROJECT}.svc.id.goog[team-a/trainer]"
+
+
+def test_every_pool_s_boot_disks_use_the_cluster_s_node_key(run, governance):
+    # GKE docs, "Use customer-managed encryption keys (CMEK) in GKE": node boot disks take
+    # a key the Compute Engine service agent may use; pools wait for its grant.
+    graph = run(stack(governance))
+    grant = graph.named("train-nodes-disks-key-compute")
+    assert grant.inputs["member"].endswith("@compute-system.iam.gserviceaccount.com")
+    system = graph.named("train-system")
+    assert system.inputs["nodeConfig"]["bootDiskKmsKey"] == grant.inputs["cryptoKeyId"]
+    cluster = graph.named("train-cluster")
+    assert cluster.inputs["nodeConfig"]["bootDiskKmsKey"] == grant.inputs["cryptoKeyId"]
+    assert grant.urn in cluster.dependencies

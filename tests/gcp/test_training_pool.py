@@ -460,3 +460,17 @@ def test_the_submit_command_carries_the_pools_max_nodes(run, governance):
     seen: dict = {}
     run(stack(governance, seen, maxNodes=2))
     assert "AISTACK_MAX_NODES=2 &&" in seen["submit"]
+
+
+def test_the_boot_disk_is_encrypted_with_a_key_the_compute_agent_may_use(default_graph):
+    # Compute Engine docs, "Protect resources by using Cloud KMS keys": the Compute Engine
+    # service agent (service-<NUMBER>@compute-system) encrypts the disks and must hold
+    # Encrypter/Decrypter on the key before a VM is created from the template.
+    template = default_graph.named("train-template")
+    (boot,) = [d for d in template.inputs["disks"] if d.get("boot")]
+    key = boot["diskEncryptionKey"]["kmsKeySelfLink"]
+    assert "/locations/europe-west4/keyRings/" in key
+    grant = default_graph.named("train-disks-key-compute")
+    assert grant.inputs["cryptoKeyId"] == key
+    assert grant.inputs["member"].endswith("@compute-system.iam.gserviceaccount.com")
+    assert grant.urn in template.dependencies

@@ -52,6 +52,23 @@ def invokes(ctx: SimContext) -> dict[str, Invoke]:
             "id": email,
         }
 
+    def logging_cmek_settings(args: dict[str, Any], provider: str) -> dict[str, Any]:
+        # Logging's getCmekSettings: the project's Logging service account, which must hold
+        # Encrypter/Decrypter on a log bucket's key (pulumi-gcp
+        # ProjectBucketConfigCmekSettings.service_account_id). Its form here is the
+        # Logging service agent's, service-<PROJECT_NUMBER>@gcp-sa-logging; the program
+        # uses whatever the API answers.
+        project = ctx.gcp_project(args, provider)
+        agent = f"service-{project_number(project)}@gcp-sa-logging.iam.gserviceaccount.com"
+        return {
+            "id": f"projects/{project}/cmekSettings",
+            "name": f"projects/{project}/cmekSettings",
+            "project": project,
+            "serviceAccountId": agent,
+            "kmsKeyName": "",
+            "kmsKeyVersionName": "",
+        }
+
     def machine_types(args: dict[str, Any], provider: str) -> dict[str, Any]:
         return _machine_types(ctx, args, provider)
 
@@ -68,6 +85,7 @@ def invokes(ctx: SimContext) -> dict[str, Invoke]:
         "gcp:compute/getMachineTypes:getMachineTypes": machine_types,
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo": quota_info,
         "gcp:compute/getZones:getZones": zones,
+        "gcp:logging/getProjectCmekSettings:getProjectCmekSettings": logging_cmek_settings,
         **lookups(ctx),
     }
 

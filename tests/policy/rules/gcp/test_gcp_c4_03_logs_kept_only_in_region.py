@@ -37,7 +37,8 @@ def test_a_regional_copy_that_default_also_keeps_fails(verdicts):
                 log_filter=FILTER,
                 what="audit",
                 contents="audit logs",
-                depends_on=apis.enabling("logging.googleapis.com"),
+                labels={"team": "ml"},
+                depends_on=apis.enabling("logging.googleapis.com", "cloudkms.googleapis.com"),
             )
 
     def program():

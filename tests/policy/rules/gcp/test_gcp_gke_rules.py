@@ -214,6 +214,12 @@ def test_c4_the_cluster_and_its_pools_declare_residency_in_their_resource_labels
         "train-system": "compliant",
         "l4-pool": "compliant",
         "train-logs": "compliant",  # the cluster's log bucket, in its region
+        "train-logs-keyring": "compliant",  # and the key it is encrypted with
+        "train-logs-key": "compliant",
+        "train-secrets-keyring": "compliant",  # the key Kubernetes Secrets are sealed with
+        "train-secrets-key": "compliant",
+        "train-nodes-disks-keyring": "compliant",  # and the nodes' boot disks' key
+        "train-nodes-disks-key": "compliant",
     }
 
 
