@@ -25,6 +25,29 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from aistack import __version__
+
+        typer.echo(f"aistack {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print aistack's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Preview, check and cost aistack stacks offline, and browse the GPU catalog."""
 catalog_app = typer.Typer(help="GPU offers per cloud and region.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
 
