@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env bytecode scan-env s3-standin nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema
+.PHONY: env bytecode scan-env s3-standin nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema package-check
 
 env: .venv/.aistack-synced
 
@@ -120,6 +120,12 @@ test: bytecode nginx bwrap scan-env s3-standin
 	wait $$typecheck; typed=$$?; \
 	echo "$(RUN) mypy aistack tests/typed_api"; cat "$$typecheck_log"; rm -f "$$typecheck_log"; \
 	[ $$suite = 0 ] && [ $$typed = 0 ]
+	$(RUN) python tools/package-check/check.py
+
+# The wheel in a clean environment with aistack[gcp] only: stacks/gcp previews without the
+# AWS and Kubernetes SDKs (tools/package-check/check.py).
+package-check: env
+	$(RUN) python tools/package-check/check.py
 
 bench: bytecode
 	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }

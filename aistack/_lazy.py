@@ -11,6 +11,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from aistack._extras import missing_extra
+
 
 def lazy_exports(
     package: str, exports: Mapping[str, str], namespace: dict[str, Any]
@@ -23,7 +25,14 @@ def lazy_exports(
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        try:
+            imported = importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            friendly = missing_extra(error, f"{package}.{name}")
+            if friendly is None:
+                raise
+            raise friendly from None
+        value = getattr(imported, name)
         namespace[name] = value
         return value
 

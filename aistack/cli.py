@@ -48,6 +48,8 @@ def _options(
     ] = False,
 ) -> None:
     """Preview, check and cost aistack stacks offline, and browse the GPU catalog."""
+
+
 catalog_app = typer.Typer(help="GPU offers per cloud and region.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
 
@@ -84,8 +86,16 @@ def _fail(error: Exception) -> typer.Exit:
 
 def _run(directory: Path, stack: str):
     from aistack import engine
+    from aistack._extras import missing_extra
 
-    graph = engine.run_project(directory, stack=stack)
+    try:
+        graph = engine.run_project(directory, stack=stack)
+    except ModuleNotFoundError as error:
+        # A program that imports a component module directly meets the bare SDK error.
+        friendly = missing_extra(error, f"the program in {directory}")
+        if friendly is None:
+            raise
+        raise friendly from None
     for note in graph.notes:
         typer.echo(f"note: {note}", err=True)
     return graph

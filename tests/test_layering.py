@@ -32,6 +32,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "aistack"
 #: The floors, lowest first. Each entry names a top-level module or package of `aistack`.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),
+    ("_extras",),
     ("catalog",),
     ("config", "_lazy"),
     # The SDK-free vocabulary every layer above reads: tags, labels, limits, shared shapes,
