@@ -115,7 +115,7 @@ def test_readme_diagram_is_the_reference_stacks(monkeypatch, example_previews):
     result = runner.invoke(app, ["preview", ".", "--format", "mermaid"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("graph TD") and "AwsTrainingPool" in result.output
-    assert f"```mermaid\n{result.output}```" in (ROOT / "README.md").read_text()
+    assert f"```mermaid\n{result.output}```" in (ROOT / "docs/reference.md").read_text()
 
 
 def test_readme_kubernetes_diagram_is_the_kubernetes_stacks(monkeypatch, example_previews):
@@ -123,7 +123,7 @@ def test_readme_kubernetes_diagram_is_the_kubernetes_stacks(monkeypatch, example
     result = runner.invoke(app, ["preview", "stacks/kubernetes", "--format", "mermaid"])
     assert result.exit_code == 0, result.output
     assert "K8sInferenceService" in result.output
-    section = (ROOT / "README.md").read_text().split("## Kubernetes", 1)[1]
+    section = (ROOT / "docs/reference.md").read_text().split("## Kubernetes", 1)[1]
     assert f"```mermaid\n{result.output}```" in section
 
 
@@ -132,7 +132,7 @@ def test_readme_gcp_diagram_is_the_gcp_stacks(monkeypatch, example_previews):
     result = runner.invoke(app, ["preview", "stacks/gcp", "--format", "mermaid"])
     assert result.exit_code == 0, result.output
     assert "GcpInferenceTier" in result.output and "GcpTrainingPool" in result.output
-    section = (ROOT / "README.md").read_text().split("## Google Cloud", 1)[1]
+    section = (ROOT / "docs/reference.md").read_text().split("## Google Cloud", 1)[1]
     assert f"```mermaid\n{result.output}```" in section.split("## Kubernetes", 1)[0]
 
 

@@ -13,8 +13,12 @@ from aistack import engine
 from aistack.testing import StackRunner
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The README and every page under docs/components/, each platform's folder included.
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "components").rglob("*.md"))]
+#: The README, the reference and every page under docs/components/, each platform's folder.
+PAGES = [
+    ROOT / "README.md",
+    ROOT / "docs" / "reference.md",
+    *sorted((ROOT / "docs" / "components").rglob("*.md")),
+]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 

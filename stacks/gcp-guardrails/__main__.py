@@ -3,7 +3,7 @@ identity, audit logs of who reads the data, a budget with daily alerts and a kil
 GPU quota and an image registry.
 
     aistack preview stacks/gcp-guardrails          # offline
-    cd stacks/gcp-guardrails && pulumi up          # for real (README, "Google Cloud")
+    cd stacks/gcp-guardrails && pulumi up          # for real (docs/reference.md, "Google Cloud")
 """
 
 import pulumi

@@ -14,7 +14,7 @@ Rollback: `pulumi config set liveVersion <version> && pulumi up` moves all traff
 version (the URL map changes in place; the standby is warm, so nothing waits on a boot).
 
     aistack preview stacks/gcp        # offline
-    cd stacks/gcp && pulumi up         # for real, with a GCP project (README, "Google Cloud")
+    cd stacks/gcp && pulumi up   # for real (docs/reference.md, "Google Cloud")
 """
 
 from typing import Any

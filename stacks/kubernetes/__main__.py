@@ -9,7 +9,7 @@ behind the aistack gateway, weighted by an HTTPRoute, autoscaled up to a cap and
 on latency, errors, cost and quality. The cluster and its GPU node pools are the cloud's
 (gcp.GkeCluster + gcp.GpuNodePool, or aws.KarpenterGpuPool on EKS: stacks/kubernetes-eks);
 Kueue, JobSet, the Gateway API CRDs and a Gateway are installed beforehand
-(stacks/kubernetes-operators; README, "Kubernetes").
+(stacks/kubernetes-operators; docs/reference.md, "Kubernetes").
 
 Rollback: `pulumi config set liveVersion <version> && pulumi up` moves all traffic to that
 version (the others stay deployed, one warm replica each); in an emergency the
