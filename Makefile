@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env bytecode scan-env s3-standin nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema package-check
+.PHONY: env bytecode scan-env s3-standin nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema package-check docs
 
 env: .venv/.aistack-synced
 
@@ -121,6 +121,11 @@ test: bytecode nginx bwrap scan-env s3-standin
 	echo "$(RUN) mypy aistack tests/typed_api"; cat "$$typecheck_log"; rm -f "$$typecheck_log"; \
 	[ $$suite = 0 ] && [ $$typed = 0 ]
 	$(RUN) python tools/package-check/check.py
+	@site=$$(mktemp -d); NO_MKDOCS_2_WARNING=1 $(RUN) mkdocs build --strict --quiet --site-dir "$$site"; built=$$?; rm -rf "$$site"; [ $$built = 0 ]
+
+# The docs site (mkdocs.yml) into site/, strictly: a broken link or reference fails.
+docs: env
+	NO_MKDOCS_2_WARNING=1 $(RUN) mkdocs build --strict --site-dir site
 
 # The wheel in a clean environment with aistack[gcp] only: stacks/gcp previews without the
 # AWS and Kubernetes SDKs (tools/package-check/check.py).
