@@ -1,14 +1,18 @@
 """`aistack`: preview, check and cost a stack offline; browse the GPU catalog.
 
 Every command runs the stack program under the simulated cloud (nothing is deployed, no
-credentials are needed). Errors print as one message and exit 2; `check` exits 1 when a
-mandatory rule fails.
+credentials are needed). Exit codes: 0 clean; 1 findings (`preview` and `check` when a
+mandatory rule fails, `scan` on an unexplained failed check); 2 bad input (one message).
+Text output is as wide as the terminal, or `COLUMNS`, or 140 columns when written to a
+file or a pipe; colour only on a terminal, never with `NO_COLOR` set (rich honours both).
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import os
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, cast
@@ -48,12 +52,25 @@ def _options(
     ] = False,
 ) -> None:
     """Preview, check and cost aistack stacks offline, and browse the GPU catalog."""
+    global console
+    console = _new_console()
 
 
 catalog_app = typer.Typer(help="GPU offers per cloud and region.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
 
-console = Console(width=140)
+#: Logs and pipes get 140 columns: rich's own default there is 80, which wraps the tables.
+_FILE_WIDTH = 140
+
+
+def _new_console() -> Console:
+    """The terminal's width or COLUMNS (rich reads both), else 140 columns; made for each
+    command, when its output stream and environment are known."""
+    width = None if os.environ.get("COLUMNS") or sys.stdout.isatty() else _FILE_WIDTH
+    return Console(width=width)
+
+
+console = _new_console()
 
 
 class PreviewFormat(StrEnum):
@@ -111,7 +128,8 @@ def preview(
     ] = False,
 ) -> None:
     """Show what the stack would create, its checklist score, its monthly cost and the next
-    steps (the component tree by default; every resource with --details)."""
+    steps (the component tree by default; every resource with --details). Exit 1 when a
+    mandatory rule fails."""
     from aistack import cost, policy, report
 
     try:
@@ -127,6 +145,8 @@ def preview(
         typer.echo(
             json.dumps(report.preview_json(graph, findings, estimate), indent=2, sort_keys=True)
         )
+        if findings.mandatory_violations:
+            raise typer.Exit(1)
         return
     console.print(
         f"[bold]aistack preview[/] project [cyan]{graph.project}[/] stack [cyan]{graph.stack}[/]"
@@ -147,6 +167,8 @@ def preview(
             text = value if isinstance(value, str) else json.dumps(value)
             # Printed whole, never cut: a truncated ARN or command is worse than a long line.
             typer.echo(f"  {key}: {text}")
+    if findings.mandatory_violations:
+        raise typer.Exit(1)
 
 
 def _component_tree(graph) -> Tree:

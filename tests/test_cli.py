@@ -2,6 +2,7 @@
 
 import gc
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -32,10 +33,36 @@ def tiny_project(tmp_path):
 
 def test_preview_shows_the_tree_score_and_cost(tiny_project):
     result = runner.invoke(app, ["preview", str(tiny_project)])
-    assert result.exit_code == 0, result.output
+    # A bare bucket fails mandatory rules: the preview says so and exits 1 (findings).
+    assert result.exit_code == 1, result.output
     assert "raw" in result.output and "aws:s3/bucket:Bucket" in result.output
     assert "Checklist" in result.output
     assert "Monthly cost" in result.output
+
+
+def test_preview_json_exits_1_on_a_mandatory_violation_and_0_when_clean(tiny_project):
+    failing = runner.invoke(app, ["preview", str(tiny_project), "--format", "json"])
+    assert failing.exit_code == 1
+    assert json.loads(failing.output)["checklist"]["score"]["total"] == 37
+    (tiny_project / "__main__.py").write_text("")  # nothing declared: nothing can fail
+    assert runner.invoke(app, ["preview", str(tiny_project), "--format", "json"]).exit_code == 0
+
+
+def test_text_output_follows_columns_and_no_color(tiny_project):
+    narrow = runner.invoke(app, ["preview", str(tiny_project)], env={"COLUMNS": "72"})
+    assert max(len(line) for line in narrow.output.splitlines() if "Next steps" not in line) <= 100
+    wide = runner.invoke(app, ["preview", str(tiny_project)], env={"COLUMNS": "200"})
+    assert max(map(len, wide.output.splitlines())) > 100
+    # Colour (SGR 30-38) only on a terminal (FORCE_COLOR stands in for one here), and never
+    # with NO_COLOR (no-color.org), which rich honours.
+    colour = re.compile(r"\x1b\[(?:\d+;)*3[0-8]")
+    assert not colour.search(narrow.output)
+    coloured = runner.invoke(app, ["preview", str(tiny_project)], env={"FORCE_COLOR": "1"})
+    assert colour.search(coloured.output)
+    plain = runner.invoke(
+        app, ["preview", str(tiny_project)], env={"FORCE_COLOR": "1", "NO_COLOR": "1"}
+    )
+    assert not colour.search(plain.output)
 
 
 def test_preview_json_is_machine_readable(tiny_project):
@@ -79,7 +106,8 @@ def test_errors_print_one_clear_message_not_a_traceback(tmp_path):
 
 
 def test_catalog_gpus_lists_h100_types():
-    result = runner.invoke(app, ["catalog", "gpus", "--gpu", "H100"])
+    # Wide enough that no type name wraps (the table follows COLUMNS).
+    result = runner.invoke(app, ["catalog", "gpus", "--gpu", "H100"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert "p5.48xlarge" in result.output and "g5.xlarge" not in result.output
 
@@ -220,7 +248,7 @@ def test_the_console_script_runs_a_command_with_the_collector_out_of_its_way(tin
         during = gc.get_threshold()
     finally:
         gc.set_threshold(*saved)
-    assert exited.value.code == 0
+    assert exited.value.code == 1  # the bare bucket fails mandatory rules
     assert "aws:s3/bucket:Bucket" in capsys.readouterr().out
     # The young generations as they were; the oldest never reached by a one-command process.
     assert during[:2] == saved[:2] and during[2] >= 10**9

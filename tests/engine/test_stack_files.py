@@ -51,7 +51,9 @@ def _one_line_error(tmp_path, *extra: str) -> str:
 
 def test_the_good_project_previews(tmp_path):
     result = runner.invoke(app, ["preview", str(_project(tmp_path))])
-    assert result.exit_code == 0, result.output
+    # Its files are good (no exit 2); its bare bucket fails mandatory rules (exit 1).
+    assert result.exit_code == 1, result.output
+    assert "aistack preview project" in result.output
 
 
 @pytest.mark.parametrize(
