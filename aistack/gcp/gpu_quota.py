@@ -456,10 +456,7 @@ class GpuQuota(pulumi.ComponentResource):
                 "project": self.project,
                 "requests": {
                     r.preference_id: {
-                        "quota_id": r.quota_id,
-                        "dimensions": dict(r.dimensions),
-                        "requested_gpus": r.gpus,
-                        "summary": r.summary,
+                        **_described(r),
                         "granted_value": self.granted_values[r.preference_id],
                         "reconciling": self.reconciling[r.preference_id],
                     }
@@ -499,16 +496,23 @@ class GpuQuota(pulumi.ComponentResource):
                 "mode": "check",
                 "requests": {
                     r.preference_id: {
-                        "quota_id": r.quota_id,
-                        "dimensions": dict(r.dimensions),
-                        "requested_gpus": r.gpus,
-                        "summary": r.summary,
+                        **_described(r),
                         "current_value": self.current_values[r.preference_id],
                     }
                     for r in plan
                 },
             }
         )
+
+
+def _described(request: GpuQuotaRequest) -> dict[str, Any]:
+    """What a request's registered outputs say of it, in either mode."""
+    return {
+        "quota_id": request.quota_id,
+        "dimensions": dict(request.dimensions),
+        "requested_gpus": request.gpus,
+        "summary": request.summary,
+    }
 
 
 def _warn_if_short(name: str, request: GpuQuotaRequest, infos: Sequence[Any]) -> float:

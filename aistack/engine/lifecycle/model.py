@@ -152,13 +152,7 @@ class Account:
     def delete_by_hand(self, name: CloudName) -> None:
         """Someone deletes `name` outside Pulumi (the console, gcloud): it goes, or is
         soft-deleted, as its rule says, and no stack holds it any more."""
-        holding = self._names[name]
-        holding.holders.clear()
-        holding.deleters.clear()
-        if holding.rule.on_delete is Fate.SOFT_DELETED:
-            holding.soft_deleted_days_left = holding.rule.hold_days
-        else:
-            del self._names[name]
+        self._delete(name, self._names[name])
 
     def destroy(self, graph: StackGraph) -> None:
         """`pulumi destroy` of the stack: each name deleted, soft-deleted or kept."""
@@ -235,10 +229,13 @@ class Account:
         deleted = stack in holding.deleters
         holding.holders.discard(stack)
         holding.deleters.discard(stack)
-        if not deleted:
-            return
+        if deleted:
+            self._delete(name, holding)
+
+    def _delete(self, name: CloudName, holding: _Holding) -> None:
+        """The cloud deletes `name`: gone, or soft-deleted as its rule says. Whoever else
+        held it loses it too: the object is gone for every holder."""
         if holding.rule.on_delete is Fate.SOFT_DELETED:
-            # Whoever else held it loses it too: the object is gone for every holder.
             holding.holders.clear()
             holding.deleters.clear()
             holding.soft_deleted_days_left = holding.rule.hold_days
