@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: env bytecode scan-env s3-standin nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema package-check docs
+.PHONY: e2e e2e-build env bytecode scan-env s3-standin nginx bwrap preview test lint format typecheck bench suite-profile check cost scan clean schema package-check docs
 
 env: .venv/.aistack-synced
 
@@ -122,6 +122,16 @@ test: bytecode nginx bwrap scan-env s3-standin
 	[ $$suite = 0 ] && [ $$typed = 0 ]
 	$(RUN) python tools/package-check/check.py
 	@site=$$(mktemp -d); NO_MKDOCS_2_WARNING=1 $(RUN) mkdocs build --strict --quiet --site-dir "$$site"; built=$$?; rm -rf "$$site"; [ $$built = 0 ]
+
+# The real engine (docs/e2e.md): the Pulumi CLI, the Kubernetes provider, etcd, the
+# Kubernetes control plane, kwok, Kueue and JobSet built from source through the Go module
+# proxy, once per version (tools/e2e/versions.env) into ~/.cache/aistack-e2e, then
+# e2e/ runs the example stacks' `pulumi up` against them, on loopback, each test bounded.
+e2e-build:
+	tools/e2e/build.sh
+
+e2e: env e2e-build
+	env -u PYTHONDONTWRITEBYTECODE $(RUN) python -m pytest e2e --timeout=900 -rA
 
 # The docs site (mkdocs.yml) into site/, strictly: a broken link or reference fails.
 docs: env
