@@ -95,8 +95,8 @@ kubernetes() {
     wrapper "$dir/src" 1.26.0 "k8s.io/kubernetes@$v" "$staging"
     cd "$dir/src"
     local programs=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
-    go get -tool "${programs[@]/#/k8s.io/kubernetes/cmd/}"
-    go get "k8s.io/kubernetes@$v"
+    local program
+    for program in "${programs[@]}"; do go get -tool "k8s.io/kubernetes/cmd/$program@$v"; done
     local stamp="" pkg
     for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
         stamp+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
