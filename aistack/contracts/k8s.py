@@ -14,7 +14,7 @@ IsValidLabelValue; the simulated API server refuses anything else, as the real o
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_UP, Decimal, InvalidOperation
 
 from aistack.config import ALLOWED_REGIONS_TAG, STACK_TAG, WORKLOAD_TAG, Governance
 
@@ -207,3 +207,52 @@ def parse_quantity(text: str | int | float) -> Decimal:
     if suffix:
         return number * (Decimal(10) ** int(suffix[1:]))
     return number
+
+
+_NANO = Decimal("1e-9")
+_DECIMAL_SUFFIX = {exponent: suffix for suffix, exponent in _DECIMAL.items()} | {0: ""}
+_BINARY_SUFFIX = {power: suffix for suffix, power in _BINARY.items()}
+
+
+def canonical_quantity(text: str | int | float) -> str:
+    """The quantity as the API server, or a controller decoding into resource.Quantity,
+    writes it back: `"3000G"` is stored as `"3T"`, `"1024Mi"` as `"1Gi"`, `"0.5"` as
+    `"500m"`. An object rendered in any other spelling differs from its live copy on the
+    next `pulumi up` (apimachinery pkg/api/resource/quantity.go, CanonicalizeBytes: the
+    original's format kept, a binary amount under 1Ki or with a fraction written as
+    decimal, precision rounded up to nano)."""
+    value = parse_quantity(text).quantize(_NANO, rounding=ROUND_UP)
+    if value == 0:
+        return "0"
+    form = _form(text)
+    if form == "binary" and abs(value) >= 1024 and value == value.to_integral():
+        power = 0
+        while power < max(_BINARY.values()) and value % (1024 ** (power + 1)) == 0:
+            power += 1
+        return f"{int(value / 1024**power)}{_BINARY_SUFFIX.get(power, '')}"
+    exponent = -9
+    while value % (Decimal(10) ** (exponent + 3)) == 0:
+        exponent += 3
+    mantissa = int(value / Decimal(10) ** exponent)
+    if form == "exponent" or exponent not in _DECIMAL_SUFFIX:
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    return f"{mantissa}{_DECIMAL_SUFFIX[exponent]}"
+
+
+def _form(text: str | int | float) -> str:
+    """apimachinery's Format of a parsed quantity: BinarySI, DecimalExponent or DecimalSI."""
+    match = _QUANTITY.fullmatch(text.strip()) if isinstance(text, str) else None
+    suffix = (match["suffix"] or "") if match else ""
+    if suffix in _BINARY:
+        return "binary"
+    return "exponent" if suffix[:1] in ("e", "E") else "decimal"
+
+
+def scale_quantity(text: str, factor: int) -> str:
+    """TEXT times FACTOR, canonical, in TEXT's own format (`"64Gi"` x 8 is `"512Gi"`,
+    `"375G"` x 8 is `"3T"`)."""
+    match = _QUANTITY.fullmatch(text.strip())
+    if match is None:
+        parse_quantity(text)  # raises the ValueError that names the problem
+        raise AssertionError("unreachable")  # pragma: no cover
+    return canonical_quantity(f"{Decimal(match['number']) * factor}{match['suffix'] or ''}")

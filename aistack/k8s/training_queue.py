@@ -39,7 +39,9 @@ from aistack.contracts.k8s import (
     EPHEMERAL_STORAGE,
     KUEUE_GROUP,
     MAX_QUEUE_GPUS,
+    canonical_quantity,
     parse_quantity,
+    scale_quantity,
 )
 from aistack.errors import Problems
 from aistack.k8s._base import annotations_for, child_opts, labels_for
@@ -453,16 +455,11 @@ def _ordered(flavors: Sequence[QueueFlavor]) -> list[QueueFlavor]:
 
 
 def _quota(total: str | None, per_gpu: str, gpus: int) -> str:
+    # Canonical, as Kueue's webhook writes the spec back: any other spelling ("3000G" for
+    # "3T") is a diff on every later `pulumi up` (seen through the real engine, e2e/).
     if total is not None:
-        return total
-    amount = parse_quantity(per_gpu) * gpus
-    # Whole numbers stay whole; the suffix is kept when it divides evenly.
-    units: list[tuple[str, int]] = [("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2)]
-    units += [("Ki", 1024), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3)]
-    for suffix, unit in units:
-        if per_gpu.endswith(suffix) and amount % unit == 0:
-            return f"{int(amount / unit)}{suffix}"
-    return str(amount.normalize() if amount != amount.to_integral() else int(amount))
+        return canonical_quantity(total)
+    return scale_quantity(per_gpu, gpus)
 
 
 def flavor_spec(flavor: QueueFlavor) -> dict[str, Any]:

@@ -185,14 +185,15 @@ def test_the_gpu_quota_of_each_flavor_is_the_pools_maximum_with_cpu_memory_and_d
     assert quotas == {
         "gpu-spot": {
             "cpu": "128",
-            "memory": "1024Gi",
-            "ephemeral-storage": "6000G",
+            "memory": "1Ti",
+            # Canonical, as Kueue's webhook stores it (6000G would be a diff on every up).
+            "ephemeral-storage": "6T",
             "nvidia.com/gpu": "16",
         },
         "gpu-on-demand": {
             "cpu": "64",
             "memory": "512Gi",
-            "ephemeral-storage": "3000G",
+            "ephemeral-storage": "3T",
             "nvidia.com/gpu": "8",
         },
     }
@@ -202,7 +203,8 @@ def test_the_gpu_quota_of_each_flavor_is_the_pools_maximum_with_cpu_memory_and_d
 
 
 def test_a_hand_written_flavor_may_give_its_own_cpu_and_memory_quota():
-    flavor = {**GKE_SPOT_FLAVOR, "cpu": "48", "memory": "192Gi"}
+    # Written back canonical: 196608Mi is what Kueue stores as 192Gi.
+    flavor = {**GKE_SPOT_FLAVOR, "cpu": "48000m", "memory": "196608Mi"}
     group = _spec(_queue(flavors=[flavor])[0])["resourceGroups"][0]
     assert group["flavors"][0]["resources"][:2] == [
         {"name": "cpu", "nominalQuota": "48"},
