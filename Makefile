@@ -130,7 +130,7 @@ test: bytecode nginx bwrap scan-env s3-standin
 e2e-build:
 	tools/e2e/build.sh
 
-e2e: env e2e-build
+e2e: env bwrap e2e-build
 	env -u PYTHONDONTWRITEBYTECODE $(RUN) python -m pytest e2e --timeout=900 -rA
 
 # The docs site (mkdocs.yml) into site/, strictly: a broken link or reference fails.

@@ -177,6 +177,10 @@ class Cluster:
                 f"--service-account-signing-key-file={pki / 'sa.key'}",
                 f"--service-cluster-ip-range={SERVICE_CIDR}",
                 "--profiling=false",
+                # As GKE and EKS run it: privileged pods exist for system daemons (the
+                # GPU device plugin), so refusing them is Pod Security's job, which is
+                # what the tests prove, not the API server's blanket default.
+                "--allow-privileged=true",
             ],
         )
         self._wait(process, lambda: self.get_raw("/readyz") == b"ok")
@@ -262,6 +266,9 @@ class Cluster:
                 "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
                 "--cidr=10.244.0.0/16",
                 "--node-ip=127.0.0.1",
+                # The Lease each node renews (the heartbeat stage), as kubelets do; 40 s
+                # as kubelet's nodeLeaseDurationSeconds default.
+                "--node-lease-duration-seconds=40",
                 f"--server-address=127.0.0.1:{free_port()}",
             ],
         )
@@ -343,14 +350,32 @@ class Cluster:
         listed = {"apiVersion": "v1", "kind": "List", "items": list(objects)}
         self.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(listed))
 
-    def wait_for(self, what: str, check: Callable[[], bool], seconds: float = 120) -> None:
+    def wait_for(
+        self,
+        what: str,
+        check: Callable[[], bool],
+        seconds: float = 120,
+        explain: Callable[[], str] | None = None,
+    ) -> None:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if check():
                 return
             time.sleep(1)
         logs = "\n".join(f"--- {p.name}\n{p.tail(10)}" for p in self.processes)
-        raise AssertionError(f"{what}: not within {seconds} s\n{logs}")
+        state = explain() if explain else ""
+        raise AssertionError(f"{what}: not within {seconds} s\n{state}\n{logs}")
+
+    def describe(self, namespace: str) -> str:
+        """What a person would look at first: the namespace's workloads and its events."""
+        listed = self.kubectl(
+            *("--namespace", namespace, "get", "jobsets,jobs,pods,workloads", "-o", "wide"),
+            check=False,
+        )
+        events = self.kubectl(
+            "--namespace", namespace, "get", "events", "--sort-by=.lastTimestamp", check=False
+        )
+        return f"{listed.stdout}{listed.stderr}\n{events.stdout}{events.stderr}"
 
 
 def _get_json(url: str) -> dict[str, Any]:

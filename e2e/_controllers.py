@@ -96,6 +96,27 @@ def _kueue_keeps(webhook: dict[str, Any]) -> bool:
     return bool(resources & _KUEUE_OWN)
 
 
+#: Where Kueue's manager reads its metrics server's certificate when it does not manage
+#: its own (cmd/kueue/main.go, v0.19.2: a fixed path, the Deployment's Secret volume).
+KUEUE_METRICS_CERTS = "/etc/kueue/metrics/certs"
+
+
+def with_mounts(mounts: dict[str, Path], argv: list[str | Path]) -> list[str | Path]:
+    """ARGV run where each of MOUNTS' paths shows its directory, as a pod's volume mounts
+    do, without touching the machine's own /etc: bubblewrap gives the process a private
+    /etc (the machine's entries bound back read-only) to mount them in."""
+    view: list[str | Path] = ["bwrap", "--die-with-parent", "--dev-bind", "/", "/"]
+    view += ["--tmpfs", "/etc"]
+    for entry in sorted(Path("/etc").iterdir()):
+        if entry.is_symlink():
+            view += ["--symlink", str(entry.readlink()), str(entry)]
+        else:
+            view += ["--ro-bind", str(entry), str(entry)]
+    for inside, outside in mounts.items():
+        view += ["--ro-bind", str(outside), inside]
+    return [*view, "--", *argv]
+
+
 def start_kueue(cluster: Cluster) -> None:
     root = cluster.root / "kueue"
     ca = serving_certificate(root / "certs")
@@ -117,7 +138,16 @@ def start_kueue(cluster: Cluster) -> None:
     cluster.kubectl("create", "namespace", "kueue-system")
     process = cluster.spawn(
         "kueue",
-        [cluster.parts.kueue / "bin" / "kueue", f"--config={root / 'config.yaml'}"],
+        with_mounts(
+            {KUEUE_METRICS_CERTS: root / "certs"},
+            [
+                cluster.parts.kueue / "bin" / "kueue",
+                f"--config={root / 'config.yaml'}",
+                # The pending-workloads visibility API is an aggregated API server of its
+                # own (certificates at a fixed /visibility); the stacks never call it.
+                "--feature-gates=VisibilityOnDemand=false",
+            ],
+        ),
         env={"KUBECONFIG": str(cluster.kubeconfig_path)},
     )
     cluster.wait_until_serving(process, webhook_port)

@@ -45,7 +45,10 @@ def _crds(parts: Parts) -> list[Path]:
         found += sorted(
             path
             for path in (part / "manifests").glob("*.yaml")
-            if yaml.safe_load(path.read_text()).get("kind") == "CustomResourceDefinition"
+            if any(
+                (doc or {}).get("kind") == "CustomResourceDefinition"
+                for doc in yaml.safe_load_all(path.read_text())
+            )
         )
     return found
 

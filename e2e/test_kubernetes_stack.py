@@ -22,6 +22,7 @@ from e2e._pulumi import REPO, open_stack
 
 STACK_DIR = REPO / "stacks" / "kubernetes"
 TRAIN, SERVE = "vision-train", "vision-serve"
+NAMESPACES = [f"/api/v1/namespaces/{TRAIN}", f"/api/v1/namespaces/{SERVE}"]
 
 
 def _log(line: str) -> None:
@@ -50,7 +51,7 @@ def _deployed(stack: auto.Stack) -> list[dict[str, Any]]:
 def _planned() -> Counter[str]:
     """What the offline preview (`aistack preview`) plans for the same stack file."""
     out = subprocess.run(  # noqa: S603
-        [sys.executable, "-m", "aistack", "preview", str(STACK_DIR), "--format", "json"],
+        [Path(sys.executable).parent / "aistack", "preview", STACK_DIR, "--format", "json"],
         capture_output=True,
         text=True,
         check=True,
@@ -146,17 +147,24 @@ PINNED = "registry.example.com/tools/shell@sha256:" + "0" * 64
 def test_a_privileged_pod_is_refused_by_pod_security(
     first_up: auto.UpResult, cluster: Cluster
 ) -> None:
-    refusal = _refusal(cluster, _pod(TRAIN, PINNED, {**RESTRICTED, "privileged": True}))
-    assert 'violates PodSecurity "restricted:latest"' in refusal
-    assert "privileged" in refusal
+    # Privileged implies privilege escalation; the API's own validation refuses the pair
+    # before admission would see it.
+    privileged = {**RESTRICTED, "privileged": True, "allowPrivilegeEscalation": True}
+    refusal = _refusal(cluster, _pod(TRAIN, PINNED, privileged))
+    # At the version TeamNamespace pins (enforce-version), not whatever the server runs.
+    labels = cluster.get_json(f"/api/v1/namespaces/{TRAIN}")["metadata"]["labels"]
+    version = labels["pod-security.kubernetes.io/enforce-version"]
+    assert f'violates PodSecurity "restricted:{version}"' in refusal, refusal
+    assert "privileged" in refusal, refusal
 
 
 def test_an_unpinned_image_is_refused_by_the_image_policy(
     first_up: auto.UpResult, cluster: Cluster
 ) -> None:
     refusal = _refusal(cluster, _pod(TRAIN, "registry.example.com/tools/shell:latest", RESTRICTED))
-    assert "Pod: container shell has no image digest (checklist E1)" in refusal
-    assert "image-policy-pods" in refusal
+    unpinned = "Pod: container shell (registry.example.com/tools/shell:latest) has no image digest"
+    assert f"{unpinned} (checklist E1)" in refusal, refusal
+    assert "image-policy-pods" in refusal, refusal
 
 
 def test_a_pinned_restricted_pod_is_admitted(first_up: auto.UpResult, cluster: Cluster) -> None:
@@ -224,34 +232,60 @@ def test_a_submitted_run_is_admitted_by_kueue_onto_the_spot_flavor(
     }
     assert flavors == {"l4-spot-spot"}
 
-    def running() -> list[dict[str, Any]]:
+    def ran() -> list[dict[str, Any]]:
+        # kwok runs a Job's pods to completion at once: Running, then Succeeded.
         pods = cluster.get_json(f"/api/v1/namespaces/{TRAIN}/pods")["items"]
-        return [p for p in pods if p["status"].get("phase") == "Running"]
+        return [p for p in pods if p["status"].get("phase") in ("Running", "Succeeded")]
 
-    cluster.wait_for("the run's two pods Running", lambda: len(running()) == 2)
-    assert {p["spec"]["nodeName"].rsplit("-", 1)[0] for p in running()} == {"gke-l4-spot"}
+    cluster.wait_for(
+        "the run's two pods ran", lambda: len(ran()) == 2, explain=lambda: cluster.describe(TRAIN)
+    )
+    assert {p["spec"]["nodeName"].rsplit("-", 1)[0] for p in ran()} == {"gke-l4-spot"}
 
 
 def test_a_second_up_changes_nothing(first_up: auto.UpResult, stack: auto.Stack) -> None:
-    again = stack.up(on_output=_log, color="never")
+    again = stack.up(on_output=_log, color="never", diff=True)
     changes = dict(again.summary.resource_changes or {})
     assert set(changes) == {"same"}, changes
 
 
-def test_destroy_leaves_nothing(
+def _uid(cluster: Cluster, path: str) -> str:
+    return str(cluster.get_json(path)["metadata"]["uid"])
+
+
+def test_destroy_keeps_the_namespaces_and_removes_the_rest(
     first_up: auto.UpResult, stack: auto.Stack, cluster: Cluster
 ) -> None:
+    """The team namespaces hold runs, volumes and checkpoints: without allow_destroy they
+    outlive the stack (retainOnDelete), live and not terminating. Everything else goes."""
+    kept = {path: _uid(cluster, path) for path in NAMESPACES}
     stack.destroy(on_output=_log, color="never")
     assert _deployed(stack) == []
+    for path, uid in kept.items():
+        namespace = cluster.get_json(path)
+        assert namespace["metadata"]["uid"] == uid, path
+        assert namespace["status"]["phase"] == "Active", path
     for path in (
-        f"/api/v1/namespaces/{TRAIN}",
-        f"/api/v1/namespaces/{SERVE}",
         "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/vision-gpu",
         "/apis/scheduling.k8s.io/v1/priorityclasses/vision-gpu-serving",
         "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/image-policy-pods",
     ):
         assert not cluster.exists(path), path
-    leftovers = cluster.get_json(
-        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
-    )["items"]
-    assert leftovers == []
+    for collection in (
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+        f"/api/v1/namespaces/{SERVE}/resourcequotas",
+        f"/apis/apps/v1/namespaces/{SERVE}/deployments",
+    ):
+        assert cluster.get_json(collection)["items"] == [], collection
+
+
+def test_up_after_destroy_adopts_the_kept_namespaces(
+    first_up: auto.UpResult, stack: auto.Stack, cluster: Cluster
+) -> None:
+    """`destroy` then `up`: the provider's server-side apply takes the retained namespaces
+    back (same uid, so their runs and volumes with them) and recreates the rest."""
+    kept = {path: _uid(cluster, path) for path in NAMESPACES}
+    again = stack.up(on_output=_log, color="never")
+    assert dict(again.summary.resource_changes or {}).keys() == {"create"}
+    assert {path: _uid(cluster, path) for path in NAMESPACES} == kept
+    assert cluster.exists("/apis/kueue.x-k8s.io/v1beta2/clusterqueues/vision-gpu")

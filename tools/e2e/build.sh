@@ -9,7 +9,7 @@
 # build-times.tsv there (docs/e2e.md records them). Prints the cache's env file last.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tools/e2e/versions.env
+# shellcheck source=versions.env disable=SC1091
 source "$here/versions.env"
 cache=${AISTACK_E2E_CACHE:-$HOME/.cache/aistack-e2e}
 go_version=$(go env GOVERSION)
@@ -116,16 +116,26 @@ etcd() {
     go build -trimpath -ldflags "-s -w" -o "$dir/bin/etcd" go.etcd.io/etcd/server/v3
 }
 
-# kwok fakes the GPU nodes' kubelets; its stages (what a node and a pod go through) come
-# from its module's kustomize/stage: nodes become Ready, pods Running and Ready, then done.
+# kwok fakes the GPU nodes' kubelets.
 kwok() {
-    local dir=$1 v=$2 module
+    local dir=$1 v=$2
     wrapper "$dir/src" 1.26.0 "sigs.k8s.io/kwok@$v"
     cd "$dir/src"
     go get -tool "sigs.k8s.io/kwok/cmd/kwok@$v"
     go build -trimpath -ldflags "-s -w" -o "$dir/bin/kwok" sigs.k8s.io/kwok/cmd/kwok
-    module=$(module_dir . "sigs.k8s.io/kwok@$v")
-    for stage in node/fast/node-initialize pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete; do
+}
+
+# kwok's stages (what a node and a pod go through), from its module's kustomize/stage:
+# nodes become Ready and renew their Lease as a kubelet does (without it the node
+# lifecycle controller marks them NotReady after its grace period and evicts their
+# pods), pods become Running and Ready, Job pods complete. Written on every run, so a
+# change here needs no rebuild of the cached binary.
+kwok_stages() {
+    local dir module stage
+    dir=$(part_dir kwok "$1")
+    module=$(module_dir "$dir/src" "sigs.k8s.io/kwok@$1")
+    for stage in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease \
+        pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete; do
         cat "$module/kustomize/stage/$stage.yaml"
         echo "---"
     done >"$dir/stages.yaml"
@@ -173,6 +183,7 @@ build pulumi-kubernetes "$PULUMI_KUBERNETES_PROVIDER" kubernetes_provider
 build etcd "$ETCD" etcd
 build kubernetes "$KUBERNETES" kubernetes
 build kwok "$KWOK" kwok
+kwok_stages "$KWOK"
 build kueue "$KUEUE" kueue
 build jobset "$JOBSET" jobset
 build gateway-api "$GATEWAY_API" gateway_api
