@@ -40,8 +40,8 @@ DIGESTS = {
     # Added when they landed (not from the unoptimised engine): later engine work must keep
     # them too.
     "gcp-guardrails": "8f6d272da4d80ebd7132c6cfb230ee6cf92735a717ed5dcfbfce16a6e6f864aa",
-    "kubernetes": "0545b776410a4ce7dbd555f57dff31020b9a70320c477e8163400da7d4339ce0",
-    "kubernetes-eks": "e4ec524283953646e390518b4f09a104cf0f82176e40c446faa18e91231c7c7d",
+    "kubernetes": "7c4b8d275f6b5d08f21467961bdf6a3036adaf884003f0d1bfc29f5d512d838f",
+    "kubernetes-eks": "7109c8a73e46527d9324fca5a090cd19a86c3f6573e4911f42d381405b832560",
     "kubernetes-operators": "d1a7e7beb05ff9c3c26212f4019e67a3772be9609be19743f431376c9c711819",
     "kubernetes-gke": "a3b1ca843f508f965065367c09129e6dd2fcc3ea4619fc24f4f292cb17fb75c3",
     "gcp-training": "2f7db70d0fc15396067ea89d4ae43de9f35d06aaa0ef9f8244ef03a965a51c40",
