@@ -1,4 +1,4 @@
-"""Where `tools/e2e/build.sh` put each part it built (its parts.env, in the build cache)."""
+"""Where `tools/e2e/build.sh` put each part it built (build/e2e/parts.env in the clone)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("AISTACK_E2E_CACHE", Path.home() / ".cache" / "aistack-e2e"))
-
-
 @dataclass(frozen=True)
 class Parts:
     pulumi: Path
     pulumi_kubernetes: Path
+    pulumi_yaml: Path
     etcd: Path
     kubernetes: Path
     kwok: Path
@@ -26,7 +23,7 @@ class Parts:
 
     @classmethod
     def built(cls) -> Parts:
-        env = cache_dir() / "parts.env"
+        env = Path(__file__).resolve().parents[1] / "build" / "e2e" / "parts.env"
         if not env.exists():
             raise RuntimeError(f"{env} is missing: run tools/e2e/build.sh (make e2e does)")
         paths = dict(line.split("=", 1) for line in env.read_text().splitlines() if "=" in line)
@@ -38,7 +35,13 @@ class Parts:
 
     @property
     def path(self) -> str:
-        """PATH with the Pulumi CLI and the Kubernetes provider first: the engine takes a
-        provider plugin found on PATH (an ambient plugin), which is how it finds ours."""
-        bins = [self.pulumi / "bin", self.pulumi_kubernetes / "bin", self.kubernetes / "bin"]
+        """PATH with the Pulumi CLI, the YAML language host and the Kubernetes provider
+        first: the engine takes a plugin found on PATH (an ambient plugin), which is how it
+        finds ours."""
+        bins = [
+            self.pulumi / "bin",
+            self.pulumi_yaml / "bin",
+            self.pulumi_kubernetes / "bin",
+            self.kubernetes / "bin",
+        ]
         return os.pathsep.join([*map(str, bins), os.environ.get("PATH", "")])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import runpy
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -49,37 +50,87 @@ def _program(stack_dir: Path) -> auto.PulumiFn:
     return run
 
 
+def _cli_env(cluster: Cluster, state: Path, plugins: Path | None) -> dict[str, str]:
+    path = cluster.parts.path if plugins is None else f"{plugins}{os.pathsep}{cluster.parts.path}"
+    return {
+        "PATH": path,
+        "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
+        "PULUMI_SKIP_UPDATE_CHECK": "true",
+        "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING": "true",
+        # No plugin may be fetched: what the engine lacks must fail, not download.
+        "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
+        "HOME": os.environ.get("HOME", str(state)),
+    }
+
+
+def _options(
+    cluster: Cluster, state: Path, work_dir: Path, project: auto.ProjectSettings | None = None,
+    plugins: Path | None = None,
+) -> auto.LocalWorkspaceOptions:  # fmt: skip
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "backend").mkdir(exist_ok=True)
+    env = _cli_env(cluster, state, plugins)
+    env["PULUMI_BACKEND_URL"] = f"file://{state / 'backend'}"
+    return auto.LocalWorkspaceOptions(
+        work_dir=str(work_dir),
+        pulumi_home=str(state / ".pulumi-home"),
+        pulumi_command=auto.PulumiCommand(root=str(cluster.parts.pulumi)),
+        env_vars=env,
+        project_settings=project,
+        secrets_provider="passphrase",
+    )
+
+
+def _point_at(workspace_stack: auto.Stack, cluster: Cluster) -> None:
+    workspace_stack.set_all_config(
+        {
+            "kubernetes:kubeconfig": auto.ConfigValue(value=cluster.kubeconfig()),
+            "kubernetes:context": auto.ConfigValue(value="e2e"),
+        }
+    )
+
+
 def open_stack(stack_dir: Path, cluster: Cluster, state: Path, *, stack: str = "dev") -> auto.Stack:
     """STACK_DIR's program as stack STACK, its config from Pulumi.STACK.yaml, its cluster
     CLUSTER (the stack's kubeconfig and context replaced, nothing else)."""
     project = yaml.safe_load((stack_dir / "Pulumi.yaml").read_text())
-    state.mkdir(parents=True, exist_ok=True)
-    options = auto.LocalWorkspaceOptions(
-        work_dir=str(state),
-        pulumi_home=str(state / ".pulumi-home"),
-        pulumi_command=auto.PulumiCommand(root=str(cluster.parts.pulumi)),
-        env_vars={
-            "PATH": cluster.parts.path,
-            "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
-            "PULUMI_SKIP_UPDATE_CHECK": "true",
-            "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING": "true",
-            # No plugin may be fetched: what the engine lacks must fail, not download.
-            "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
-            "HOME": os.environ.get("HOME", str(state)),
-        },
-        project_settings=auto.ProjectSettings(
-            name=project["name"],
-            runtime="python",
-            backend=auto.ProjectBackend(url=f"file://{state / 'backend'}"),
-        ),
-        secrets_provider="passphrase",
+    settings = auto.ProjectSettings(
+        name=project["name"],
+        runtime="python",
+        backend=auto.ProjectBackend(url=f"file://{state / 'backend'}"),
     )
-    (state / "backend").mkdir(exist_ok=True)
     workspace_stack = auto.create_or_select_stack(
-        stack, project["name"], _program(stack_dir), opts=options
+        stack, project["name"], _program(stack_dir), opts=_options(cluster, state, state, settings)
     )
-    config = _config(stack_dir, stack)
-    config["kubernetes:kubeconfig"] = auto.ConfigValue(value=cluster.kubeconfig())
-    config["kubernetes:context"] = auto.ConfigValue(value="e2e")
-    workspace_stack.set_all_config(config)
+    workspace_stack.set_all_config(_config(stack_dir, stack))
+    _point_at(workspace_stack, cluster)
     return workspace_stack
+
+
+def open_project(
+    project_dir: Path, cluster: Cluster, state: Path, plugins: Path, *, stack: str = "dev"
+) -> auto.Stack:
+    """The Pulumi project in PROJECT_DIR (a YAML program: the real YAML language host runs
+    it), with the plugins in PLUGINS on PATH, against CLUSTER."""
+    workspace_stack = auto.create_or_select_stack(
+        stack,
+        work_dir=str(project_dir),
+        opts=_options(cluster, state, project_dir, plugins=plugins),
+    )
+    _point_at(workspace_stack, cluster)
+    return workspace_stack
+
+
+def cli(cluster: Cluster, state: Path, *args: str) -> str:
+    """The Pulumi CLI outside a stack (`pulumi package get-schema ...`); its stdout."""
+    done = subprocess.run(  # noqa: S603 - our own built CLI
+        [str(cluster.parts.pulumi / "bin" / "pulumi"), *args],
+        env={**_cli_env(cluster, state, None), "PULUMI_HOME": str(state / ".pulumi-home")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode:
+        raise AssertionError(f"pulumi {' '.join(args)}: {done.stderr}")
+    return done.stdout

@@ -18,23 +18,14 @@ from aistack import aws, engine
 from aistack.errors import ConfigError
 from tests.aws.conftest import GOVERNANCE
 from tests.aws.training_platform import DATASET
+from tests.components.yaml_program import as_the_engine_sends
 
 CONFIG = {"aws:region": "us-east-1"}
 # The governance block as TypeScript writes it: no integers in it, camelCase as in the schema.
 TS_GOVERNANCE = GOVERNANCE
 
 
-def _floats(value):
-    """Every number a float, as the Pulumi engine hands them to a component provider."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, dict):
-        return {key: _floats(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_floats(item) for item in value]
-    return value
+_floats = as_the_engine_sends
 
 
 def _shape(graph):

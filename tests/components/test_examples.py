@@ -6,61 +6,37 @@ import json
 import re
 from pathlib import Path
 
-import pulumi
+import pytest
 import yaml
 
 from aistack import engine
+from tests.components import yaml_program
 from tests.components.conftest import COMPONENTS_DIR
-from tests.components.test_construct import CONFIG, _floats
+from tests.components.test_construct import CONFIG
 
 EXAMPLES = COMPONENTS_DIR / "examples"
-REFERENCE = re.compile(r"^\$\{(\w+)(?:\.(\w+))?(?:\[\"([\w-]+)\"\])?\}$")
 
 
 def _schema() -> dict:
     return json.loads((COMPONENTS_DIR / "schema.json").read_text())
 
 
-def _program() -> dict:
-    return yaml.safe_load((EXAMPLES / "yaml" / "Pulumi.yaml").read_text())
+def _program(example: str = "yaml") -> dict:
+    return yaml_program.load(EXAMPLES / example / "Pulumi.yaml")
 
 
-def test_yaml_example_uses_only_schema_inputs_and_sets_every_required_one():
+@pytest.mark.parametrize("example", ["yaml", "yaml-kubernetes"])
+def test_yaml_example_uses_only_schema_inputs_and_sets_every_required_one(example):
     resources = _schema()["resources"]
-    for name, resource in _program()["resources"].items():
+    for name, resource in _program(example)["resources"].items():
         spec = resources[resource["type"]]
         given = set(resource["properties"])
         assert given <= set(spec["inputProperties"]), (name, given - set(spec["inputProperties"]))
         assert set(spec["requiredInputs"]) <= given, (name, set(spec["requiredInputs"]) - given)
 
 
-def _resolve(value, variables, outputs):
-    if isinstance(value, str) and (match := REFERENCE.match(value)):
-        head, prop, key = match.groups()
-        if prop is None:
-            return variables[head]
-        found = outputs[head][prop]
-        if key is None:
-            return found
-        return pulumi.Output.from_input(found).apply(lambda values: values[key])
-    if isinstance(value, dict):
-        return {k: _resolve(v, variables, outputs) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_resolve(v, variables, outputs) for v in value]
-    return value
-
-
 def test_yaml_example_builds_the_pool_through_the_package(provider):
-    program_yaml = _program()
-    variables = program_yaml["variables"]
-
-    def program():
-        outputs: dict = {}
-        for name, resource in program_yaml["resources"].items():
-            inputs = _resolve(_floats(resource["properties"]), variables, outputs)
-            outputs[name] = provider.construct(name, resource["type"], inputs, None).state
-
-    graph = engine.run(program, config=CONFIG)
+    graph = engine.run(lambda: yaml_program.build(provider, _program()), config=CONFIG)
     assert graph.named("pool").type == "aistack:index:AwsTrainingPool"
     compute = graph.named("pool-compute").inputs["computeResources"]
     assert sorted(compute["subnets"]) == sorted(
@@ -88,8 +64,20 @@ def test_typescript_example_uses_the_packages_classes_and_required_inputs():
     assert set(re.findall(r'kind: "(\w+)"', source)) <= {k["value"] for k in kinds}
 
 
+def test_yaml_kubernetes_example_queues_the_namespace_it_creates(provider):
+    graph = engine.run(lambda: yaml_program.build(provider, _program("yaml-kubernetes")))
+    namespace = graph.named("nlp-train-namespace").inputs["metadata"]
+    assert namespace["name"] == "nlp-train"
+    assert namespace["labels"]["aistack.dev/tier"] == "train"
+    (local,) = graph.of_type("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
+    assert local.inputs["metadata"]["namespace"] == "nlp-train"
+    (cluster_queue,) = graph.of_type("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue")
+    selector = cluster_queue.inputs["spec"]["namespaceSelector"]["matchExpressions"][0]
+    assert selector["values"] == ["nlp-train"]
+
+
 def test_examples_name_the_package_add_line():
-    for example in ("yaml", "typescript"):
+    for example in ("yaml", "yaml-kubernetes", "typescript"):
         text = (EXAMPLES / example / "Pulumi.yaml").read_text()
         assert "pulumi package add ../.." in text
         assert yaml.safe_load(text)["packages"] == {"aistack": "../.."}

@@ -71,6 +71,17 @@ pulumi_cli() {
         -o "$dir/bin/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
 }
 
+# The YAML language host: Pulumi YAML programs through the real CLI (the Python, Node.js and
+# Go hosts are not served by the proxy).
+pulumi_yaml() {
+    local dir=$1 v=$2
+    wrapper "$dir/src" 1.24.7 "github.com/pulumi/pulumi-yaml@$v"
+    cd "$dir/src"
+    go get -tool "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$v"
+    go build -trimpath -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$v" \
+        -o "$dir/bin/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml
+}
+
 # The provider embeds a schema its `go generate` writes, so it builds from a writable copy
 # of its module, with its SDK (a directory of its repository) taken from the proxy.
 kubernetes_provider() {
@@ -181,6 +192,7 @@ gke_gateway_api() { CRD_MODULE=github.com/GoogleCloudPlatform/gke-gateway-api CR
 build pulumi "$PULUMI_CLI" pulumi_cli
 build pulumi-kubernetes "$PULUMI_KUBERNETES_PROVIDER" kubernetes_provider
 build etcd "$ETCD" etcd
+build pulumi-yaml "$PULUMI_YAML" pulumi_yaml
 build kubernetes "$KUBERNETES" kubernetes
 build kwok "$KWOK" kwok
 kwok_stages "$KWOK"
@@ -190,10 +202,15 @@ build gateway-api "$GATEWAY_API" gateway_api
 build prometheus-engine "$PROMETHEUS_ENGINE" prometheus_engine
 build gke-gateway-api "$GKE_GATEWAY_API" gke_gateway_api
 
-# What the harness reads (e2e/_parts.py): each part's directory.
+# What the harness reads (e2e/_parts.py): each part's directory, written into the clone
+# (build/e2e/parts.env), so clones at different versions sharing one cache never read
+# each other's list.
+parts_env="$here/../../build/e2e/parts.env"
+mkdir -p "$(dirname "$parts_env")"
 {
     echo "PULUMI=$(part_dir pulumi "$PULUMI_CLI")"
     echo "PULUMI_KUBERNETES=$(part_dir pulumi-kubernetes "$PULUMI_KUBERNETES_PROVIDER")"
+    echo "PULUMI_YAML=$(part_dir pulumi-yaml "$PULUMI_YAML")"
     echo "ETCD=$(part_dir etcd "$ETCD")"
     echo "KUBERNETES=$(part_dir kubernetes "$KUBERNETES")"
     echo "KWOK=$(part_dir kwok "$KWOK")"
@@ -202,5 +219,5 @@ build gke-gateway-api "$GKE_GATEWAY_API" gke_gateway_api
     echo "GATEWAY_API=$(part_dir gateway-api "$GATEWAY_API")"
     echo "PROMETHEUS_ENGINE=$(part_dir prometheus-engine "$PROMETHEUS_ENGINE")"
     echo "GKE_GATEWAY_API=$(part_dir gke-gateway-api "$GKE_GATEWAY_API")"
-} >"$cache/parts.env"
-echo "$cache/parts.env"
+} >"$parts_env"
+echo "$parts_env"
